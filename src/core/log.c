@@ -1,0 +1,129 @@
+#include <config.h>
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "utils.h"
+
+/* The CLI's logging options: set once by log_init (). */
+static struct
+{
+  int fd;
+  log_format fmt;
+  bool debug;
+} log_opts = { -1, LOG_FMT_TEXT, false };
+
+int
+log_init (const char *path, log_format fmt, bool debug, ocisbx_err **err)
+{
+  log_opts.fmt = fmt;
+  log_opts.debug = debug;
+  if (path == NULL || path[0] == '\0')
+    return 0;
+  log_opts.fd = open (path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (log_opts.fd < 0)
+    return err_set (err, errno, "open log file `%s`", path);
+  return 0;
+}
+
+bool
+log_debug_enabled (void)
+{
+  return log_opts.debug;
+}
+
+char *
+json_escape (const char *s)
+{
+  size_t n = strlen (s);
+  char *out = xmalloc0 (n * 6 + 1), *o = out;
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    {
+      switch (*p)
+        {
+        case '"':
+          *o++ = '\\', *o++ = '"';
+          break;
+        case '\\':
+          *o++ = '\\', *o++ = '\\';
+          break;
+        case '\n':
+          *o++ = '\\', *o++ = 'n';
+          break;
+        case '\t':
+          *o++ = '\\', *o++ = 't';
+          break;
+        case '\r':
+          *o++ = '\\', *o++ = 'r';
+          break;
+        default:
+          if (*p < 0x20)
+            o += sprintf (o, "\\u%04x", *p);
+          else
+            *o++ = *p;
+        }
+    }
+  *o = '\0';
+  return out;
+}
+
+static void
+log_write (const char *level, const char *msg)
+{
+  int saved = errno;
+
+  if (log_opts.fd >= 0)
+    {
+      cleanup_free char *line = NULL;
+      if (log_opts.fmt == LOG_FMT_JSON)
+        {
+          char ts[64];
+          struct timespec now;
+          struct tm tm;
+          cleanup_free char *esc = json_escape (msg);
+          clock_gettime (CLOCK_REALTIME, &now);
+          gmtime_r (&now.tv_sec, &tm);
+          strftime (ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+          line = xasprintf ("{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n", level, esc, ts,
+                            now.tv_nsec);
+        }
+      else
+        line = xasprintf ("%s: %s\n", level, msg);
+      write_all (log_opts.fd, line, strlen (line));
+    }
+  /* Errors and warnings always reach stderr too, so a user without --log sees them. */
+  if (log_opts.fd < 0 || strcmp (level, "error") == 0)
+    {
+      cleanup_free char *line = xasprintf ("ocisbx: %s%s%s\n", strcmp (level, "error") == 0 ? "" : level,
+                                           strcmp (level, "error") == 0 ? "" : ": ", msg);
+      write_all (STDERR_FILENO, line, strlen (line));
+    }
+  errno = saved;
+}
+
+void
+log_msg (const char *level, const char *fmt, ...)
+{
+  cleanup_free char *msg = NULL;
+  va_list ap;
+  va_start (ap, fmt);
+  if (vasprintf (&msg, fmt, ap) < 0)
+    msg = NULL;
+  va_end (ap);
+  if (msg)
+    log_write (level, msg);
+}
+
+void
+log_err (const ocisbx_err *err)
+{
+  if (err)
+    log_write ("error", err->msg);
+}

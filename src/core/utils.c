@@ -1,0 +1,257 @@
+#include <config.h>
+#include "utils.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
+#include <linux/magic.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+void
+cleanup_freep (void *p)
+{
+  free (*(void **) p);
+}
+
+void
+cleanup_closep (int *fd)
+{
+  if (*fd >= 0)
+    {
+      int saved = errno;
+      close (*fd);
+      errno = saved;
+    }
+}
+
+void
+cleanup_fclosep (FILE **f)
+{
+  if (*f != NULL)
+    fclose (*f);
+}
+
+void
+cleanup_closedirp (DIR **d)
+{
+  if (*d != NULL)
+    closedir (*d);
+}
+
+void
+cleanup_strvp (char ***v)
+{
+  if (*v == NULL)
+    return;
+  for (char **i = *v; *i; i++)
+    free (*i);
+  free (*v);
+}
+
+void *
+xmalloc0 (size_t n)
+{
+  void *p = calloc (1, n ? n : 1);
+  if (p == NULL)
+    abort ();
+  return p;
+}
+
+char *
+xstrdup (const char *s)
+{
+  char *r;
+  if (s == NULL)
+    return NULL;
+  r = strdup (s);
+  if (r == NULL)
+    abort ();
+  return r;
+}
+
+char *
+xasprintf (const char *fmt, ...)
+{
+  char *r;
+  va_list ap;
+  va_start (ap, fmt);
+  if (vasprintf (&r, fmt, ap) < 0)
+    abort ();
+  va_end (ap);
+  return r;
+}
+
+ssize_t
+write_all (int fd, const void *buf, size_t len)
+{
+  const char *p = buf;
+  size_t done = 0;
+  while (done < len)
+    {
+      ssize_t r = write (fd, p + done, len - done);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return -1;
+      done += r;
+    }
+  return done;
+}
+
+ssize_t
+read_all (int fd, void *buf, size_t len)
+{
+  char *p = buf;
+  size_t done = 0;
+  while (done < len)
+    {
+      ssize_t r = read (fd, p + done, len - done);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return -1;
+      if (r == 0)
+        break;
+      done += r;
+    }
+  return done;
+}
+
+int
+read_file_at (int dirfd, const char *path, char **out, size_t *len, ocisbx_err **err)
+{
+  cleanup_close int fd = openat (dirfd, path, O_RDONLY | O_CLOEXEC);
+  cleanup_free char *buf = NULL;
+  size_t size = 0, alloc = 0;
+
+  if (fd < 0)
+    return err_set (err, errno, "open `%s`", path);
+  for (;;)
+    {
+      ssize_t r;
+      if (alloc - size < 4096)
+        {
+          alloc = alloc ? alloc * 2 : 8192;
+          buf = realloc (buf, alloc + 1);
+          if (buf == NULL)
+            abort ();
+        }
+      r = read (fd, buf + size, alloc - size);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return err_set (err, errno, "read `%s`", path);
+      if (r == 0)
+        break;
+      size += r;
+    }
+  if (buf == NULL)
+    buf = xmalloc0 (1);
+  buf[size] = '\0';
+  *out = steal_ptr (&buf);
+  if (len)
+    *len = size;
+  return 0;
+}
+
+int
+write_file_atomic_at (int dirfd, const char *path, const char *data, size_t len, mode_t mode,
+                      ocisbx_err **err)
+{
+  cleanup_free char *tmp = xasprintf ("%s.tmp.%d", path, (int) getpid ());
+  cleanup_close int fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+
+  if (fd < 0)
+    return err_set (err, errno, "create `%s`", tmp);
+  if (write_all (fd, data, len) < 0)
+    {
+      int saved = errno;
+      unlinkat (dirfd, tmp, 0);
+      return err_set (err, saved, "write `%s`", tmp);
+    }
+  if (renameat (dirfd, tmp, dirfd, path) < 0)
+    {
+      int saved = errno;
+      unlinkat (dirfd, tmp, 0);
+      return err_set (err, saved, "rename `%s` to `%s`", tmp, path);
+    }
+  return 0;
+}
+
+int
+write_file_at (int dirfd, const char *path, const char *data, size_t len, ocisbx_err **err)
+{
+  cleanup_close int fd = openat (dirfd, path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0)
+    return err_set (err, errno, "open `%s`", path);
+  if (write_all (fd, data, len) < 0)
+    return err_set (err, errno, "write `%s`", path);
+  return 0;
+}
+
+int
+write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **err)
+{
+  cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  struct statfs sfs;
+
+  if (fd < 0)
+    return err_set (err, errno, "open `%s`", path);
+  if (fstatfs (fd, &sfs) < 0)
+    return err_set (err, errno, "statfs `%s`", path);
+  if (sfs.f_type != PROC_SUPER_MAGIC && sfs.f_type != SYSFS_MAGIC && sfs.f_type != CGROUP_SUPER_MAGIC
+      && sfs.f_type != CGROUP2_SUPER_MAGIC)
+    return err_set (err, EXDEV, "refusing to write `%s`: not on procfs/sysfs", path);
+  if (write_all (fd, data, len) < 0)
+    return err_set (err, errno, "write `%s`", path);
+  return 0;
+}
+
+static int
+fds_range (int from, unsigned flags, ocisbx_err **err)
+{
+  if (syscall (SYS_close_range, (unsigned) from, ~0U, flags) == 0)
+    return 0;
+  /* Fallback for old kernels: walk /proc/self/fd. */
+  {
+    cleanup_dir DIR *d = opendir ("/proc/self/fd");
+    struct dirent *de;
+    if (d == NULL)
+      return err_set (err, errno, "open /proc/self/fd");
+    while ((de = readdir (d)))
+      {
+        int fd;
+        if (de->d_name[0] == '.')
+          continue;
+        fd = atoi (de->d_name);
+        if (fd < from || fd == dirfd (d))
+          continue;
+        if (flags & CLOSE_RANGE_CLOEXEC)
+          fcntl (fd, F_SETFD, FD_CLOEXEC);
+        else
+          close (fd);
+      }
+  }
+  return 0;
+}
+
+int
+close_fds_from (int from, ocisbx_err **err)
+{
+  return fds_range (from, 0, err);
+}
+
+int
+cloexec_fds_from (int from, ocisbx_err **err)
+{
+  return fds_range (from, CLOSE_RANGE_CLOEXEC, err);
+}

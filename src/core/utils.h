@@ -1,0 +1,68 @@
+/* Small helpers shared by the runtime: cleanup attributes, checked I/O. */
+#ifndef OCISBX_UTILS_H
+#define OCISBX_UTILS_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+void cleanup_freep (void *p);
+void cleanup_closep (int *fd);
+void cleanup_fclosep (FILE **f);
+void cleanup_closedirp (DIR **d);
+void cleanup_strvp (char ***v); /* NULL-terminated vector of strings */
+
+#define cleanup_free __attribute__ ((cleanup (cleanup_freep)))
+#define cleanup_close __attribute__ ((cleanup (cleanup_closep)))
+#define cleanup_fclose __attribute__ ((cleanup (cleanup_fclosep)))
+#define cleanup_dir __attribute__ ((cleanup (cleanup_closedirp)))
+#define cleanup_strv __attribute__ ((cleanup (cleanup_strvp)))
+
+/* Hand an fd out of a cleanup_close variable. */
+static inline int
+steal_fd (int *fd)
+{
+  int r = *fd;
+  *fd = -1;
+  return r;
+}
+static inline void *
+steal_ptr (void *pp)
+{
+  void **p = (void **) pp;
+  void *r = *p;
+  *p = NULL;
+  return r;
+}
+
+void *xmalloc0 (size_t n);
+char *xstrdup (const char *s);
+char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* Retry on EINTR, loop on short writes. */
+ssize_t write_all (int fd, const void *buf, size_t len);
+ssize_t read_all (int fd, void *buf, size_t len);
+
+/* Read a whole file (relative to dirfd, or AT_FDCWD); *out is NUL-terminated. */
+int read_file_at (int dirfd, const char *path, char **out, size_t *len, ocisbx_err **err);
+/* Write DATA to PATH (relative to dirfd) atomically: tmp file + fsync-less rename. */
+int write_file_atomic_at (int dirfd, const char *path, const char *data, size_t len, mode_t mode,
+                          ocisbx_err **err);
+/* Write to an existing file (O_WRONLY|O_CLOEXEC, no create). */
+int write_file_at (int dirfd, const char *path, const char *data, size_t len, ocisbx_err **err);
+
+/* Writes into /proc or /sys: opens PATH with O_NOFOLLOW and checks with
+   fstatfs that the file really is on procfs/sysfs before writing, so a
+   container-controlled mount or symlink cannot redirect the write. */
+int write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **err);
+
+/* Close every fd >= FROM except those in KEEP (NULL-terminated count n). */
+int close_fds_from (int from, ocisbx_err **err);
+int cloexec_fds_from (int from, ocisbx_err **err);
+
+#endif

@@ -1,0 +1,213 @@
+# shellcheck shell=bash
+# Shared set-up for the runtime conformance suite: `load helpers/common` in every .bats.
+#
+# Environment:
+#   OCI_RUNTIME     runtime binary under test (default: $OCISBX_BIN, else ../ocisbx)
+#   OCI_SCHEMA_DIR  OCI JSON schemas (default: ../../shared/oci-schema from tests/)
+#   BUSYBOX         static busybox for the test rootfs (default: /bin/busybox)
+#
+# Per test: $TESTDIR (scratch), $ROOT (runtime --root), $BUNDLE (config.json +
+# rootfs, a private copy), $CID (a container id unique to this test), $SHARED (a host
+# dir for bind mounts).  `runtime ARGS` runs the runtime with --root "$ROOT".
+
+HELPERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+OCI_RUNTIME="${OCI_RUNTIME:-${OCISBX_BIN:-$BATS_TEST_DIRNAME/../ocisbx}}"
+OCI_SCHEMA_DIR="${OCI_SCHEMA_DIR:-$BATS_TEST_DIRNAME/../../shared/oci-schema}"
+BUSYBOX="${BUSYBOX:-/bin/busybox}"
+PYTHON="${PYTHON:-python3}"
+ROOTFS_CACHE="${BATS_SUITE_TMPDIR:-${BATS_FILE_TMPDIR:-/tmp}}/rootfs"
+
+# Runs the runtime under test.  OCIT_TAG marks every process it starts (the
+# runtime inherits it) so leftovers can be found: see tagged_pids.
+runtime() {
+	OCIT_TAG="$CID" "$OCI_RUNTIME" --root "$ROOT" "$@"
+}
+
+is_ocisbx() {
+	case "$(basename "$OCI_RUNTIME")" in
+	runc | crun) return 1 ;;
+	esac
+	return 0
+}
+
+requires_ocisbx() {
+	is_ocisbx || skip "ocisbx-only: $*"
+}
+
+# --- rootfs ---------------------------------------------------------------------
+
+# Builds a busybox rootfs at $1 (applet links are relative, so they resolve inside).
+build_rootfs() {
+	local dir=$1 applet up
+	mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,mnt,root,home/user}
+	cp "$BUSYBOX" "$dir/bin/busybox"
+	while read -r applet; do
+		[ "$applet" = bin/busybox ] && continue
+		case "$applet" in
+		bin/*) ln -sf busybox "$dir/$applet" ;;
+		*)	# sbin/x -> ../bin/busybox, usr/bin/x -> ../../bin/busybox
+			up=$(dirname "$applet" | sed -e 's|[^/]*|..|g')
+			mkdir -p "$dir/$(dirname "$applet")"
+			ln -sf "$up/bin/busybox" "$dir/$applet" ;;
+		esac
+	done < <("$BUSYBOX" --list-full)
+	chmod 1777 "$dir/tmp"
+	cat >"$dir/etc/passwd" <<-EOF
+		root:x:0:0:root:/root:/bin/sh
+		user:x:1000:1000:user:/home/user:/bin/sh
+		nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+	EOF
+	cat >"$dir/etc/group" <<-EOF
+		root:x:0:
+		user:x:1000:
+		nogroup:x:65534:
+	EOF
+}
+
+# Builds the shared rootfs once per suite (atomically, so parallel files are fine).
+setup_rootfs_cache() {
+	[ -x "$ROOTFS_CACHE/bin/busybox" ] && return 0
+	local tmp
+	tmp=$(mktemp -d "$ROOTFS_CACHE.XXXXXX")
+	build_rootfs "$tmp"
+	mv -T "$tmp" "$ROOTFS_CACHE" 2>/dev/null || rm -rf "$tmp"
+}
+
+# --- config ---------------------------------------------------------------------
+
+# make_config [ARG...]: fresh $BUNDLE/config.json as `runc spec` writes it, but
+# terminal:false and process.args = ARGs (default: sh).
+make_config() {
+	"$PYTHON" "$HELPERS/mkconfig.py" new "$BUNDLE/config.json" "$@"
+}
+
+# config_set PATH JSON / config_add PATH JSON (append) / config_del PATH.
+# PATH: process.args, linux.namespaces[0], mounts[destination=/proc].options, ...
+config_set() { "$PYTHON" "$HELPERS/mkconfig.py" edit "$BUNDLE/config.json" --set "$1=$2"; }
+config_add() { "$PYTHON" "$HELPERS/mkconfig.py" edit "$BUNDLE/config.json" --add "$1=$2"; }
+config_del() { "$PYTHON" "$HELPERS/mkconfig.py" edit "$BUNDLE/config.json" --del "$1"; }
+
+# set_args ARG...: process.args = ARGs.
+set_args() { config_set process.args "$(json_array "$@")"; }
+
+# json_array ARG...: prints the ARGs as a JSON array of strings.
+json_array() { "$PYTHON" -c 'import json,sys; print(json.dumps(sys.argv[1:]))' "$@"; }
+
+# bind_shared [DEST] [ro]: bind-mounts the host dir $SHARED at DEST (default /mnt).
+bind_shared() {
+	local opts='["rbind","rw"]'
+	[ "${2:-}" = ro ] && opts='["rbind","ro"]'
+	config_add mounts "{\"destination\":\"${1:-/mnt}\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":$opts}"
+}
+
+# --- state ----------------------------------------------------------------------
+
+# json_field KEY [FILE]: prints KEY of a JSON object (stdin by default).
+json_field() {
+	"$PYTHON" -c '
+import json, sys
+d = json.load(open(sys.argv[2]) if len(sys.argv) > 2 else sys.stdin)
+v = d[sys.argv[1]]
+print(v if isinstance(v, str) else json.dumps(v))' "$@"
+}
+
+container_status() { runtime state "$1" | json_field status; }
+container_pid() { runtime state "$1" | json_field pid; }
+
+# wait_for_status ID STATUS [TIMEOUT_SECONDS=5]
+wait_for_status() {
+	local id=$1 want=$2 tries=$((${3:-5} * 10)) st=
+	while [ "$tries" -gt 0 ]; do
+		st=$(container_status "$id" 2>/dev/null) || st=
+		[ "$st" = "$want" ] && return 0
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	echo "container $id: status '$st', wanted '$want'" >&2
+	return 1
+}
+
+# wait_for_file FILE [TIMEOUT_SECONDS=5]: until FILE exists and is not empty.
+wait_for_file() {
+	local tries=$((${2:-5} * 10))
+	while [ ! -s "$1" ] && [ "$tries" -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	[ -s "$1" ] || { echo "timed out waiting for $1" >&2; return 1; }
+}
+
+count_mounts() { wc -l </proc/self/mountinfo; }
+
+# mountpoints: the mount points of this mount namespace, sorted.
+mountpoints() { awk '{print $5}' /proc/self/mountinfo | sort; }
+
+# tagged_pids: processes started by `runtime` in this test that are still alive.
+tagged_pids() {
+	grep -lsa -e "OCIT_TAG=$CID\$" -e "OCIT_TAG=$CID"$'\x00' /proc/[0-9]*/environ 2>/dev/null |
+		cut -d/ -f3 | grep -vx -e "$$" -e "$BASHPID" || true
+}
+
+# state_entries: what the runtime keeps under $ROOT (nothing for no containers).
+state_entries() { ls -A "$ROOT" 2>/dev/null || true; }
+
+# cgroup_dirs: cgroup directories named after this test's containers.
+cgroup_dirs() {
+	find /sys/fs/cgroup/ -maxdepth 3 -type d -name "$CID*" 2>/dev/null || true
+}
+
+# validate_json SCHEMA [FILE]: validates FILE (or stdin) against $OCI_SCHEMA_DIR/SCHEMA.
+validate_json() {
+	"$PYTHON" "$HELPERS/validate_json.py" "$OCI_SCHEMA_DIR" "$@"
+}
+
+# --- setup / teardown -----------------------------------------------------------
+
+common_setup_file() {
+	setup_rootfs_cache
+}
+
+common_setup() {
+	TESTDIR="$BATS_TEST_TMPDIR"
+	# unix socket paths are limited to 108 bytes: keep the scratch dir short
+	if [ "${#TESTDIR}" -gt 60 ]; then TESTDIR=$(mktemp -d /tmp/ocit.XXXXXX); fi
+	ROOT="$TESTDIR/root"
+	BUNDLE="$TESTDIR/bundle"
+	SHARED="$TESTDIR/shared"
+	CID="ocit-$$-${BATS_TEST_NUMBER}"
+	mkdir -p "$ROOT" "$BUNDLE" "$SHARED"
+	cp -a "$ROOTFS_CACHE" "$BUNDLE/rootfs"
+	make_config
+}
+
+common_teardown() {
+	local id pid pids=() mp
+	# everything the runtime knows about, plus whatever is left in its state dir
+	for id in $(
+		{
+			timeout 10 "$OCI_RUNTIME" --root "$ROOT" list -q 2>/dev/null
+			ls -A "$ROOT" 2>/dev/null
+		} | sort -u
+	); do
+		pid=$(timeout 10 "$OCI_RUNTIME" --root "$ROOT" state "$id" 2>/dev/null | json_field pid 2>/dev/null) &&
+			[ "${pid:-0}" -gt 0 ] && pids+=("$pid")
+		timeout 10 "$OCI_RUNTIME" --root "$ROOT" kill "$id" KILL >/dev/null 2>&1
+		timeout 10 "$OCI_RUNTIME" --root "$ROOT" delete --force "$id" >/dev/null 2>&1
+	done
+	# leftovers: container inits, tagged processes, this test's background jobs
+	for pid in "${pids[@]}" $(tagged_pids) $(jobs -p); do
+		kill -9 "$pid" 2>/dev/null
+	done
+	wait 2>/dev/null
+	# lazy-unmount anything left below the test's dirs, deepest first
+	for mp in $(awk -v d="$TESTDIR/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo | sort -r); do
+		umount -l "$mp" 2>/dev/null
+	done
+	for mp in $(cgroup_dirs | sort -r); do rmdir "$mp" 2>/dev/null; done
+	rm -rf --one-file-system "$TESTDIR" 2>/dev/null
+	return 0
+}
+
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
