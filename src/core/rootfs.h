@@ -1,0 +1,36 @@
+/* The container's filesystem, in three steps called by container.c in the child
+ * (already in its new mount namespace, and its user namespace when there is one):
+ *
+ *   rootfs_setup ()    propagation, bind the rootfs onto itself, every config mount in
+ *                      order (destinations resolved inside the rootfs), /dev and devices,
+ *                      /dev/console
+ *   -- createContainer hooks run here (container namespaces, before pivot_root) --
+ *   rootfs_pivot ()    pivot_root into the rootfs (or MS_MOVE + chroot with no_pivot), chdir /
+ *   rootfs_finalize () masked paths, read-only paths, root.readonly, rootfsPropagation
+ */
+#ifndef OCISBX_ROOTFS_H
+#define OCISBX_ROOTFS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "ocispec.h"
+
+typedef struct rootfs_ctx
+{
+  const oci_config *cfg;
+  const char *rootfs;      /* absolute host path of root.path */
+  const char *bundle;      /* absolute bundle path (relative mount sources are under it) */
+  int console_slave_fd;    /* pty slave to bind at /dev/console, or -1 */
+  bool userns;             /* new user namespace: bind device nodes instead of mknod */
+  bool no_pivot;           /* --no-pivot */
+  bool new_cgroupns;       /* the container has its own cgroup namespace */
+  const char *cgroup_path; /* the container's cgroup path (relative to hierarchy roots), for cgroup mounts */
+} rootfs_ctx;
+
+int rootfs_setup (const rootfs_ctx *ctx, ocisbx_err **err);
+int rootfs_pivot (const rootfs_ctx *ctx, ocisbx_err **err);
+int rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err);
+
+#endif

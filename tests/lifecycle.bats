@@ -1,0 +1,317 @@
+#!/usr/bin/env bats
+# Container lifecycle: create, start, state, kill, delete, run, list.
+
+load helpers/common
+
+# create_running ID [ARGS...]: create + start a container from $BUNDLE, wait for "running".
+create_running() {
+	local id=$1
+	shift
+	[ $# -eq 0 ] || set_args "$@"
+	runtime create -b "$BUNDLE" "$id" </dev/null >/dev/null 2>&1
+	runtime start "$id"
+	wait_for_status "$id" running
+}
+
+@test "create: state is created, with pid and bundle" {
+	set_args sleep 100
+	run runtime create -b "$BUNDLE" "$CID"
+	[ "$status" -eq 0 ]
+	run runtime state "$CID"
+	[ "$status" -eq 0 ]
+	echo "$output" >"$TESTDIR/state.json"
+	[ "$(json_field id "$TESTDIR/state.json")" = "$CID" ]
+	[ "$(json_field status "$TESTDIR/state.json")" = created ]
+	[ "$(json_field bundle "$TESTDIR/state.json")" = "$BUNDLE" ]
+	pid=$(json_field pid "$TESTDIR/state.json")
+	[ "$pid" -gt 0 ]
+	kill -0 "$pid"
+}
+
+@test "create: the user process does not run before start" {
+	bind_shared /mnt
+	set_args sh -c 'echo ran >/mnt/marker; echo to-stdout; sleep 100'
+	runtime create -b "$BUNDLE" "$CID" >"$TESTDIR/out" 2>"$TESTDIR/err" </dev/null
+	sleep 0.5
+	[ ! -e "$SHARED/marker" ]
+	[ "$(container_status "$CID")" = created ]
+	runtime start "$CID"
+	wait_for_file "$SHARED/marker"
+	[ "$(cat "$SHARED/marker")" = ran ]
+	wait_for_file "$TESTDIR/out"
+	[ "$(cat "$TESTDIR/out")" = to-stdout ]
+}
+
+@test "start, kill, delete: created -> running -> stopped -> gone" {
+	set_args sleep 100
+	runtime create -b "$BUNDLE" "$CID"
+	pid=$(container_pid "$CID")
+	run runtime start "$CID"
+	[ "$status" -eq 0 ]
+	[ "$(container_status "$CID")" = running ]
+	[ "$(container_pid "$CID")" = "$pid" ]
+	[ "$(readlink "/proc/$pid/exe")" = /bin/busybox ]
+
+	run runtime kill "$CID" KILL
+	[ "$status" -eq 0 ]
+	wait_for_status "$CID" stopped
+	! kill -0 "$pid" 2>/dev/null
+
+	run runtime delete "$CID"
+	[ "$status" -eq 0 ]
+	run runtime state "$CID"
+	[ "$status" -ne 0 ]
+	[ -z "$(runtime list -q)" ]
+}
+
+@test "start: fails on a running and on a stopped container" {
+	create_running "$CID" sleep 100
+	run runtime start "$CID"
+	[ "$status" -ne 0 ]
+	[ "$(container_status "$CID")" = running ]
+
+	runtime kill "$CID" KILL
+	wait_for_status "$CID" stopped
+	run runtime start "$CID"
+	[ "$status" -ne 0 ]
+	[ "$(container_status "$CID")" = stopped ]
+}
+
+@test "delete: refuses a running container, --force kills and deletes it" {
+	create_running "$CID" sleep 100
+	pid=$(container_pid "$CID")
+	run runtime delete "$CID"
+	[ "$status" -ne 0 ]
+	[ "$(container_status "$CID")" = running ]
+	kill -0 "$pid"
+
+	run runtime delete --force "$CID"
+	[ "$status" -eq 0 ]
+	run runtime state "$CID"
+	[ "$status" -ne 0 ]
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	! kill -0 "$pid" 2>/dev/null
+}
+
+@test "delete: works on a created container that never started" {
+	set_args sleep 100
+	runtime create -b "$BUNDLE" "$CID"
+	pid=$(container_pid "$CID")
+	run runtime delete --force "$CID"
+	[ "$status" -eq 0 ]
+	run runtime state "$CID"
+	[ "$status" -ne 0 ]
+	for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+	! kill -0 "$pid" 2>/dev/null
+	[ -z "$(state_entries)" ]
+}
+
+@test "delete: fails for an unknown container" {
+	run runtime delete nosuchcontainer
+	[ "$status" -ne 0 ]
+	run runtime state nosuchcontainer
+	[ "$status" -ne 0 ]
+	run runtime kill nosuchcontainer KILL
+	[ "$status" -ne 0 ]
+	run runtime start nosuchcontainer
+	[ "$status" -ne 0 ]
+}
+
+@test "kill: signal given as KILL, SIGKILL and 9" {
+	set_args sleep 100
+	for sig in KILL SIGKILL 9; do
+		create_running "$CID-$sig"
+		run runtime kill "$CID-$sig" "$sig"
+		[ "$status" -eq 0 ]
+		wait_for_status "$CID-$sig" stopped
+	done
+}
+
+@test "kill: delivers the named signal to a handler (USR1, SIGUSR2, 10)" {
+	bind_shared /mnt
+	create_running "$CID" sh -c 'trap "echo USR1 >>/mnt/sigs" USR1; trap "echo USR2 >>/mnt/sigs" USR2
+		echo ready >/mnt/ready; while :; do sleep 0.1; done'
+	wait_for_file "$SHARED/ready"
+	runtime kill "$CID" USR1
+	for _ in $(seq 50); do [ "$(wc -l <"$SHARED/sigs" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+	runtime kill "$CID" SIGUSR2
+	for _ in $(seq 50); do [ "$(wc -l <"$SHARED/sigs" 2>/dev/null)" = 2 ] && break; sleep 0.1; done
+	runtime kill "$CID" 10
+	for _ in $(seq 50); do [ "$(wc -l <"$SHARED/sigs" 2>/dev/null)" = 3 ] && break; sleep 0.1; done
+	[ "$(cat "$SHARED/sigs")" = "$(printf 'USR1\nUSR2\nUSR1')" ]
+	[ "$(container_status "$CID")" = running ]
+}
+
+@test "kill: default signal is SIGTERM" {
+	bind_shared /mnt
+	create_running "$CID" sh -c 'trap "echo TERM >/mnt/sig; exit 0" TERM; echo ready >/mnt/ready
+		while :; do sleep 0.1; done'
+	wait_for_file "$SHARED/ready"
+	run runtime kill "$CID"
+	[ "$status" -eq 0 ]
+	wait_for_status "$CID" stopped
+	[ "$(cat "$SHARED/sig")" = TERM ]
+}
+
+@test "kill: an invalid signal is refused" {
+	create_running "$CID" sleep 100
+	run runtime kill "$CID" NOSUCHSIG
+	[ "$status" -ne 0 ]
+	run runtime kill "$CID" 1000
+	[ "$status" -ne 0 ]
+	[ "$(container_status "$CID")" = running ]
+}
+
+@test "kill --all: signals every process of the container, plain kill only the init" {
+	# without a pid namespace the children survive their init, so --all matters
+	bind_shared /mnt
+	config_del 'linux.namespaces[type=pid]'
+	set_args sh -c 'sleep 100 & echo $! >/mnt/child; wait'
+
+	create_running "$CID-one"
+	wait_for_file "$SHARED/child"
+	child=$(cat "$SHARED/child")
+	kill -0 "$child"
+	runtime kill "$CID-one" KILL
+	wait_for_status "$CID-one" stopped
+	kill -0 "$child" # the plain kill reached only the init
+	kill -9 "$child"
+	runtime delete --force "$CID-one"
+
+	rm "$SHARED/child"
+	create_running "$CID-all"
+	wait_for_file "$SHARED/child"
+	child=$(cat "$SHARED/child")
+	init=$(container_pid "$CID-all")
+	run runtime kill --all "$CID-all" KILL
+	[ "$status" -eq 0 ]
+	wait_for_status "$CID-all" stopped
+	for _ in $(seq 50); do kill -0 "$child" 2>/dev/null || break; sleep 0.1; done
+	! kill -0 "$child" 2>/dev/null
+	! kill -0 "$init" 2>/dev/null
+}
+
+@test "create --pid-file: holds the pid that state reports" {
+	set_args sleep 100
+	run runtime create -b "$BUNDLE" --pid-file "$TESTDIR/pidfile" "$CID"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$TESTDIR/pidfile")" = "$(container_pid "$CID")" ]
+	[ "$(cat "$TESTDIR/pidfile")" -gt 0 ]
+}
+
+@test "run: returns the exit code of the process" {
+	set_args sh -c 'exit 3'
+	run timeout 10 "$OCI_RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID"
+	[ "$status" -eq 3 ]
+	set_args true
+	run timeout 10 "$OCI_RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID"
+	[ "$status" -eq 0 ]
+}
+
+@test "run: returns 128+N when the process dies of signal N" {
+	# not pid 1 of its own pid namespace, so it can signal itself to death
+	config_del 'linux.namespaces[type=pid]'
+	set_args sh -c 'kill -USR1 $$; sleep 5'
+	run timeout 10 "$OCI_RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID"
+	[ "$status" -eq 138 ]
+}
+
+@test "run: returns 137 when the container is killed with SIGKILL" {
+	set_args sleep 100
+	runtime run -b "$BUNDLE" --pid-file "$TESTDIR/pidfile" "$CID" </dev/null >/dev/null 2>&1 3>&- &
+	runpid=$!
+	wait_for_file "$TESTDIR/pidfile"
+	wait_for_status "$CID" running
+	runtime kill "$CID" KILL
+	rc=0
+	wait "$runpid" || rc=$?
+	[ "$rc" -eq 137 ]
+}
+
+@test "run: deletes the container afterwards, unless --keep" {
+	set_args true
+	run timeout 10 "$OCI_RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID"
+	[ "$status" -eq 0 ]
+	run runtime state "$CID"
+	[ "$status" -ne 0 ]
+	[ -z "$(runtime list -q)" ]
+	[ -z "$(state_entries)" ]
+
+	run timeout 10 "$OCI_RUNTIME" --root "$ROOT" run --keep -b "$BUNDLE" "$CID-keep"
+	[ "$status" -eq 0 ]
+	[ "$(container_status "$CID-keep")" = stopped ]
+	[ "$(runtime list -q)" = "$CID-keep" ]
+	run runtime delete "$CID-keep"
+	[ "$status" -eq 0 ]
+	[ -z "$(runtime list -q)" ]
+}
+
+@test "run -d: returns while the container keeps running" {
+	set_args sleep 100
+	timeout 10 "$OCI_RUNTIME" --root "$ROOT" run -d -b "$BUNDLE" --pid-file "$TESTDIR/pidfile" "$CID" \
+		</dev/null >"$TESTDIR/out" 2>&1
+	[ "$(container_status "$CID")" = running ]
+	pid=$(cat "$TESTDIR/pidfile")
+	[ "$pid" = "$(container_pid "$CID")" ]
+	kill -0 "$pid"
+}
+
+@test "run: stdin is passed through" {
+	set_args cat
+	run bash -c 'echo hello-stdin | timeout 10 "$0" --root "$1" run -b "$2" "$3"' \
+		"$OCI_RUNTIME" "$ROOT" "$BUNDLE" "$CID"
+	[ "$status" -eq 0 ]
+	[ "$output" = hello-stdin ]
+}
+
+@test "run: stdout and stderr are passed through separately" {
+	set_args sh -c 'echo to-out; echo to-err >&2'
+	timeout 10 "$OCI_RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID" \
+		</dev/null >"$TESTDIR/out" 2>"$TESTDIR/err"
+	[ "$(cat "$TESTDIR/out")" = to-out ]
+	grep -qx to-err "$TESTDIR/err"
+	! grep -q to-err "$TESTDIR/out"
+}
+
+@test "list: plain, -q and --format json" {
+	set_args sleep 100
+	runtime create -b "$BUNDLE" "$CID-a"
+	create_running "$CID-b"
+
+	run runtime list -q
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | sort)" = "$(printf '%s\n' "$CID-a" "$CID-b")" ]
+
+	run runtime list
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == ID* ]]
+	echo "$output" | grep -E "^$CID-a +[0-9]+ +created +$BUNDLE "
+	echo "$output" | grep -E "^$CID-b +[0-9]+ +running +$BUNDLE "
+
+	runtime list --format json >"$TESTDIR/list.json"
+	"$PYTHON" - "$TESTDIR/list.json" "$CID" "$BUNDLE" "$(container_pid "$CID-a")" "$(container_pid "$CID-b")" <<-'EOF'
+		import json, sys
+		path, cid, bundle, pid_a, pid_b = sys.argv[1:]
+		doc = json.load(open(path))
+		assert isinstance(doc, list) and len(doc) == 2, doc
+		got = {c["id"]: c for c in doc}
+		want = {cid + "-a": ("created", int(pid_a)), cid + "-b": ("running", int(pid_b))}
+		assert set(got) == set(want), got
+		for i, (st, pid) in want.items():
+		    c = got[i]
+		    assert c["status"] == st and c["pid"] == pid and c["bundle"] == bundle, c
+	EOF
+}
+
+@test "list: empty root" {
+	run runtime list -q
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	run runtime list --format json
+	[ "$status" -eq 0 ]
+	if is_ocisbx; then
+		[ "$output" = "[]" ]
+	else
+		[ "$output" = null ] # runc 1.1 prints null for no containers
+	fi
+}
