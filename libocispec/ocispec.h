@@ -89,6 +89,9 @@ int ocispec_generate (const ocispec_type *t, const void *obj, bool pretty, char 
                       char **err);
 void ocispec_free (const ocispec_type *t, void *obj);
 
+/* True when S is in the NULL-terminated SET. */
+bool ocispec_in_list (const char *const *set, const char *s);
+
 #include "runtime_spec.h"
 
 #endif

@@ -493,10 +493,45 @@ extern const struct ocispec_type oci_config_type;
 extern const struct ocispec_type oci_process_type; /* process.json for exec --process */
 extern const struct ocispec_type oci_state_type;
 extern const struct ocispec_type oci_features_type;
+extern const struct ocispec_type oci_resources_type; /* linux.resources, for `update -r` */
 
-/* Typed convenience wrappers. */
+/* Typed convenience wrappers.  Errors are one malloc'd line
+   "DOC: .json.path: what"; generated JSON is malloc'd and ends with "\n". */
 int oci_config_parse_file (const char *path, oci_config **out, char **err);
 int oci_config_parse_data (const char *data, size_t len, oci_config **out, char **err);
+int oci_config_generate (const oci_config *c, bool pretty, char **json, size_t *len, char **err);
 void oci_config_free (oci_config *c);
+
+/* DOC is the file's base name ("process.json"). */
+int oci_process_parse_file (const char *path, oci_process **out, char **err);
+int oci_process_parse_data (const char *data, size_t len, oci_process **out, char **err);
+int oci_process_generate (const oci_process *p, bool pretty, char **json, size_t *len, char **err);
+void oci_process_free (oci_process *p);
+
+/* DOC "state". */
+int oci_state_parse_data (const char *data, size_t len, oci_state **out, char **err);
+int oci_state_generate (const oci_state *s, bool pretty, char **json, size_t *len, char **err);
+void oci_state_free (oci_state *s);
+
+/* DOC "features". */
+int oci_features_parse_data (const char *data, size_t len, oci_features **out, char **err);
+int oci_features_generate (const oci_features *f, bool pretty, char **json, size_t *len, char **err);
+void oci_features_free (oci_features *f);
+
+/* DOC "resources". */
+int oci_resources_parse_data (const char *data, size_t len, oci_resources **out, char **err);
+void oci_resources_free (oci_resources *r);
+
+/* The runtime-spec versions config.json may declare: 1.0.0 <= v < 2. */
+#define OCISPEC_VERSION_MIN "1.0.0"
+#define OCISPEC_VERSION_MAX "1.3.0"
+#define OCISPEC_VERSIONS_SUPPORTED "1.0.0 to 1.3.x"
+
+/* The values config.json accepts (NULL-terminated), for features and checks. */
+extern const char *const ocispec_namespace_types[];
+extern const char *const ocispec_seccomp_actions[];
+extern const char *const ocispec_seccomp_operators[];
+extern const char *const ocispec_seccomp_archs[];
+extern const char *const ocispec_seccomp_flags[];
 
 #endif
