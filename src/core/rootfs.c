@@ -1,19 +1,236 @@
-/* STUB until the rootfs work lands. */
 #include <config.h>
 #include "rootfs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "mount_options.h"
+#include "mounts.h"
+#include "pathres.h"
+#include "paths.h"
+#include "sysctl.h"
+#include "utils.h"
+
+static unsigned long
+root_propagation (const oci_config *cfg)
+{
+  if (cfg->linux_ == NULL || cfg->linux_->rootfs_propagation == NULL)
+    return 0;
+  return mount_propagation_flags (cfg->linux_->rootfs_propagation);
+}
+
+/* The mount point under which PATH lives, from /proc/self/mountinfo; malloc'd. */
+static char *
+containing_mount (const char *path)
+{
+  cleanup_fclose FILE *f = fopen ("/proc/self/mountinfo", "re");
+  cleanup_free char *line = NULL;
+  char *best = NULL;
+  size_t cap = 0, best_len = 0;
+
+  if (f == NULL)
+    return NULL;
+  while (getline (&line, &cap, f) > 0)
+    {
+      char mp[4096];
+      size_t n;
+      if (sscanf (line, "%*s %*s %*s %*s %4095s", mp) != 1)
+        continue;
+      n = strlen (mp);
+      /* mountinfo escapes spaces as \040: such mount points simply never match. */
+      if (strncmp (path, mp, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1)
+          && (best == NULL || n >= best_len))
+        {
+          free (best);
+          best = xstrdup (mp);
+          best_len = n;
+        }
+    }
+  return best;
+}
 
 int
 rootfs_setup (const rootfs_ctx *ctx, ocisbx_err **err)
 {
-  return err_set (err, 0, "rootfs: not implemented");
+  unsigned long prop = root_propagation (ctx->cfg);
+  cleanup_close int rootfd = -1;
+
+  /* Nothing done below may propagate back to the host. */
+  if (mount (NULL, "/", NULL, MS_REC | (prop ? prop & ~MS_REC : MS_PRIVATE), NULL) < 0)
+    return err_set (err, errno, "rootfs: set propagation of /");
+  if (prop & MS_SHARED)
+    {
+      /* pivot_root refuses a shared parent, and a bind of a shared mount would join its
+         peer group: make the mount holding the rootfs private. */
+      cleanup_free char *parent = containing_mount (ctx->rootfs);
+      if (parent && mount (NULL, parent, NULL, MS_PRIVATE, NULL) < 0)
+        return err_set (err, errno, "rootfs: make `%s` private", parent);
+    }
+  if (mount (ctx->rootfs, ctx->rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
+    return err_set (err, errno, "rootfs: bind `%s` onto itself", ctx->rootfs);
+  rootfd = open (ctx->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return err_set (err, errno, "rootfs: open `%s`", ctx->rootfs);
+  if (mounts_setup (ctx, rootfd, err) < 0)
+    return err_wrap (err, "rootfs");
+  if (devices_setup (ctx, rootfd, err) < 0)
+    return err_wrap (err, "rootfs");
+  return 0;
 }
+
+static int
+pivot (const char *rootfs, ocisbx_err **err)
+{
+  cleanup_close int oldroot = open ("/", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+  cleanup_close int newroot = open (rootfs, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
+
+  if (oldroot < 0)
+    return err_set (err, errno, "open /");
+  if (newroot < 0)
+    return err_set (err, errno, "open `%s`", rootfs);
+  if (fchdir (newroot) < 0)
+    return err_set (err, errno, "chdir `%s`", rootfs);
+  if (syscall (SYS_pivot_root, ".", ".") < 0)
+    {
+      /* A shared "/" (rootfsPropagation shared) is refused: it is our own copy. */
+      if (errno != EINVAL || mount (NULL, "/", NULL, MS_PRIVATE, NULL) < 0
+          || syscall (SYS_pivot_root, ".", ".") < 0)
+        return err_set (err, errno, "pivot_root `%s`", rootfs);
+    }
+  /* The old root is now stacked on top of the new one at "/": detach it, without
+     letting the unmount propagate anywhere. */
+  if (fchdir (oldroot) < 0)
+    return err_set (err, errno, "chdir to the old root");
+  if (mount (NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+    return err_set (err, errno, "make the old root slave");
+  if (umount2 (".", MNT_DETACH) < 0)
+    return err_set (err, errno, "detach the old root");
+  if (chdir ("/") < 0)
+    return err_set (err, errno, "chdir /");
+  return 0;
+}
+
+static int
+move_root (const char *rootfs, ocisbx_err **err)
+{
+  if (chdir (rootfs) < 0)
+    return err_set (err, errno, "chdir `%s`", rootfs);
+  if (mount (rootfs, "/", NULL, MS_MOVE, NULL) < 0)
+    return err_set (err, errno, "move `%s` to /", rootfs);
+  if (chroot (".") < 0)
+    return err_set (err, errno, "chroot `%s`", rootfs);
+  if (chdir ("/") < 0)
+    return err_set (err, errno, "chdir /");
+  return 0;
+}
+
 int
 rootfs_pivot (const rootfs_ctx *ctx, ocisbx_err **err)
 {
-  return err_set (err, 0, "rootfs: not implemented");
+  if ((ctx->no_pivot ? move_root : pivot) (ctx->rootfs, err) < 0)
+    return err_wrap (err, "rootfs");
+  return 0;
 }
+
 int
 rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err)
 {
+  const oci_config *cfg = ctx->cfg;
+  unsigned long prop = root_propagation (cfg);
+  cleanup_close int rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+  if (rootfd < 0)
+    return err_set (err, errno, "rootfs: open /");
+  /* sysctls first: the read-only paths below usually include /proc/sys. */
+  if (sysctl_apply (cfg, err) < 0)
+    return err_wrap (err, "rootfs");
+  if (paths_readonly (cfg, rootfd, err) < 0 || paths_mask (cfg, rootfd, err) < 0)
+    return err_wrap (err, "rootfs");
+  if (cfg->root && cfg->root->readonly
+      && mount_remount_bind (rootfd, MS_RDONLY, 0, false, "/", err) < 0)
+    return err_wrap (err, "rootfs: read-only root");
+  if (prop && mount (NULL, "/", NULL, prop, NULL) < 0)
+    return err_set (err, errno, "rootfs: rootfsPropagation \"%s\"", cfg->linux_->rootfs_propagation);
+  return 0;
+}
+
+/* Bind mounts under /proc are refused except onto these (what lxcfs emulates). */
+static const char *const proc_allowed[] = {
+  "/proc/cpuinfo", "/proc/diskstats", "/proc/meminfo", "/proc/stat", "/proc/swaps",
+  "/proc/uptime", "/proc/loadavg", "/proc/slabinfo", "/proc/net/dev",
+  "/proc/sys/kernel/ns_last_pid", NULL,
+};
+
+bool
+rootfs_proc_dest_allowed (const char *clean_dest, const char *type)
+{
+  if (strcmp (clean_dest, "/proc") == 0)
+    return type && strcmp (type, "proc") == 0;
+  if (strncmp (clean_dest, "/proc/", 6) != 0)
+    return true;
+  for (size_t i = 0; proc_allowed[i]; i++)
+    if (strcmp (clean_dest, proc_allowed[i]) == 0)
+      return true;
+  return false;
+}
+
+static int
+validate_mount (const oci_config *cfg, size_t i, ocisbx_err **err)
+{
+  const oci_mount *m = &cfg->mounts[i];
+  cleanup_free char *clean = NULL;
+  bool bind = mount_is_bind (m), idmap = false;
+
+  if (m->destination == NULL || m->destination[0] != '/')
+    return err_set (err, 0, "config.json: .mounts[%zu].destination: \"%s\" is not an absolute path", i,
+                    m->destination ? m->destination : "");
+  clean = pathres_clean (m->destination);
+  if (!rootfs_proc_dest_allowed (clean, bind ? NULL : m->type))
+    return err_set (err, 0, "config.json: .mounts[%zu].destination: \"%s\" cannot be mounted: it is inside /proc",
+                    i, m->destination);
+  if (bind && (m->source == NULL || m->source[0] == '\0'))
+    return err_set (err, 0, "config.json: .mounts[%zu].source: a bind mount needs a source", i);
+  if (!bind && (m->type == NULL || m->type[0] == '\0'))
+    return err_set (err, 0, "config.json: .mounts[%zu].type: required for a non-bind mount", i);
+  for (size_t j = 0; j < m->options_len; j++)
+    if (strcmp (m->options[j], "idmap") == 0 || strcmp (m->options[j], "ridmap") == 0)
+      idmap = true;
+  if (idmap || m->uid_mappings_len || m->gid_mappings_len)
+    {
+      const oci_linux *lx = cfg->linux_;
+      if (!bind)
+        return err_set (err, 0, "config.json: .mounts[%zu]: only bind mounts can be idmapped", i);
+      if ((m->uid_mappings_len == 0) != (m->gid_mappings_len == 0))
+        return err_set (err, 0, "config.json: .mounts[%zu]: uidMappings and gidMappings go together", i);
+      if (m->uid_mappings_len == 0 && (lx == NULL || lx->uid_mappings_len == 0 || lx->gid_mappings_len == 0))
+        return err_set (err, 0, "config.json: .mounts[%zu]: idmap needs uidMappings/gidMappings (on the mount or in .linux)", i);
+      for (size_t j = 0; j < m->uid_mappings_len; j++)
+        if (m->uid_mappings[j].size == 0)
+          return err_set (err, 0, "config.json: .mounts[%zu].uidMappings[%zu].size: must be > 0", i, j);
+      for (size_t j = 0; j < m->gid_mappings_len; j++)
+        if (m->gid_mappings[j].size == 0)
+          return err_set (err, 0, "config.json: .mounts[%zu].gidMappings[%zu].size: must be > 0", i, j);
+    }
+  return 0;
+}
+
+int
+rootfs_validate_config (const oci_config *cfg, ocisbx_err **err)
+{
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    if (validate_mount (cfg, i, err) < 0)
+      return -1;
+  if (cfg->linux_ && cfg->linux_->rootfs_propagation
+      && mount_propagation_flags (cfg->linux_->rootfs_propagation) == 0)
+    return err_set (err, 0, "config.json: .linux.rootfsPropagation: unknown propagation \"%s\"",
+                    cfg->linux_->rootfs_propagation);
+  if (devices_validate (cfg, err) < 0 || paths_validate (cfg, err) < 0 || sysctl_validate (cfg, err) < 0)
+    return -1;
   return 0;
 }

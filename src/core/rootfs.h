@@ -6,7 +6,8 @@
  *                      /dev/console
  *   -- createContainer hooks run here (container namespaces, before pivot_root) --
  *   rootfs_pivot ()    pivot_root into the rootfs (or MS_MOVE + chroot with no_pivot), chdir /
- *   rootfs_finalize () masked paths, read-only paths, root.readonly, rootfsPropagation
+ *   rootfs_finalize () linux.sysctl (sysctl.h), read-only paths, masked paths, root.readonly,
+ *                      rootfsPropagation
  */
 #ifndef OCISBX_ROOTFS_H
 #define OCISBX_ROOTFS_H
@@ -28,6 +29,11 @@ typedef struct rootfs_ctx
   bool new_cgroupns;       /* the container has its own cgroup namespace */
   const char *cgroup_path; /* the container's cgroup path (relative to hierarchy roots), for cgroup mounts */
 } rootfs_ctx;
+
+/* In the parent, before anything is created: mount destinations, options and
+   mappings, rootfsPropagation, devices, masked/read-only paths, sysctl keys.  Errors
+   name the field: `config.json: .mounts[2].destination: "tmp" is not an absolute path`. */
+int rootfs_validate_config (const oci_config *cfg, ocisbx_err **err);
 
 int rootfs_setup (const rootfs_ctx *ctx, ocisbx_err **err);
 int rootfs_pivot (const rootfs_ctx *ctx, ocisbx_err **err);

@@ -1,0 +1,203 @@
+/* `cgroup` mounts: the container's own cgroups at the destination.
+ *
+ *   v1 / hybrid  a tmpfs with one bind per hierarchy of /sys/fs/cgroup/<ctrl><cgroup_path>
+ *                (symlinks such as cpu -> cpu,cpuacct are recreated), read-only with "ro"
+ *   v2           a new cgroup2 mount with a cgroup namespace, else a bind of the
+ *                container's cgroup directory
+ */
+#include <config.h>
+#include "mounts.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "pathres.h"
+#include "utils.h"
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+
+/* The process's own cgroup in hierarchy NAME (a directory under /sys/fs/cgroup:
+   "cpu,cpuacct", "systemd", "unified"), from /proc/self/cgroup; malloc'd or NULL. */
+static char *
+own_cgroup (const char *name, bool v2)
+{
+  cleanup_free char *data = NULL;
+  char *save = NULL;
+  ocisbx_err *ignored = NULL;
+
+  if (read_file_at (AT_FDCWD, "/proc/self/cgroup", &data, NULL, &ignored) < 0)
+    {
+      err_free (ignored);
+      return NULL;
+    }
+  for (char *line = strtok_r (data, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
+    {
+      char *ctrls = strchr (line, ':'), *path;
+      if (ctrls == NULL || (path = strchr (ctrls + 1, ':')) == NULL)
+        continue;
+      *path++ = '\0';
+      ctrls++;
+      if (*ctrls == '\0')
+        {
+          if (v2 || strcmp (name, "unified") == 0)
+            return xstrdup (path);
+          continue;
+        }
+      if (v2)
+        continue;
+      if (strcmp (ctrls, name) == 0
+          || (strncmp (ctrls, "name=", 5) == 0 && strcmp (ctrls + 5, name) == 0))
+        return xstrdup (path);
+    }
+  return NULL;
+}
+
+static char *
+cgroup_source (const rootfs_ctx *ctx, const char *hierarchy, bool v2)
+{
+  cleanup_free char *own = NULL;
+  const char *rel = ctx->cgroup_path;
+
+  if (rel == NULL || *rel == '\0')
+    rel = own = own_cgroup (hierarchy, v2);
+  if (rel == NULL)
+    rel = "/";
+  if (hierarchy == NULL)
+    return xasprintf (CGROUP_ROOT "%s%s", *rel == '/' ? "" : "/", rel);
+  return xasprintf (CGROUP_ROOT "/%s%s%s", hierarchy, *rel == '/' ? "" : "/", rel);
+}
+
+static int
+remount_if (int fd, const mount_opts *o, const char *what, ocisbx_err **err)
+{
+  if (!((o->flags | o->cleared) & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME
+                                   | MS_RELATIME | MS_STRICTATIME | MS_NODIRATIME)))
+    return 0;
+  return mount_remount_bind (fd, o->flags, o->cleared, o->atime_set, what, err);
+}
+
+static int
+bind_hierarchy (const rootfs_ctx *ctx, int tmpfs, const char *name, bool v2, const mount_opts *o,
+                ocisbx_err **err)
+{
+  cleanup_free char *src = cgroup_source (ctx, name, v2);
+  cleanup_close int srcfd = open (src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int dst = -1;
+  cleanup_close int top = -1;
+
+  if (srcfd < 0)
+    {
+      if (errno == ENOENT)
+        return 0; /* no cgroup of ours in this hierarchy */
+      return err_set (err, errno, "open `%s`", src);
+    }
+  if (mkdirat (tmpfs, name, 0755) < 0 && errno != EEXIST)
+    return err_set (err, errno, "mkdir cgroup `%s`", name);
+  dst = openat (tmpfs, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (dst < 0)
+    return err_set (err, errno, "open cgroup `%s`", name);
+  if (mount_bind_fd (srcfd, dst, MS_REC, src, err) < 0)
+    return -1;
+  top = openat (tmpfs, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (top < 0)
+    return err_set (err, errno, "open cgroup `%s`", name);
+  return remount_if (top, o, src, err);
+}
+
+static int
+mount_v1 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opts *o, int dstfd,
+          ocisbx_err **err)
+{
+  char d[PATHRES_FD_PATH_MAX];
+  cleanup_close int top = -1;
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *de;
+  unsigned long flags = (o->flags & ~(MS_RDONLY | MS_BIND | MS_REC | MS_REMOUNT))
+                        | MS_NOSUID | MS_NODEV | MS_NOEXEC;
+
+  if (mount ("tmpfs", pathres_fd_path (dstfd, d), "tmpfs", flags, "mode=755") < 0)
+    return err_set (err, errno, "mount tmpfs for cgroups at `%s`", m->destination);
+  top = pathres_open (rootfd, m->destination, err);
+  if (top < 0)
+    return -1;
+
+  dir = opendir (CGROUP_ROOT);
+  if (dir == NULL)
+    return err_set (err, errno, "open " CGROUP_ROOT);
+  while ((de = readdir (dir)))
+    {
+      struct statfs sfs;
+      char target[PATH_MAX];
+      ssize_t n;
+
+      if (de->d_name[0] == '.')
+        continue;
+      n = readlinkat (dirfd (dir), de->d_name, target, sizeof target - 1);
+      if (n >= 0)
+        {
+          target[n] = '\0';
+          if (symlinkat (target, top, de->d_name) < 0 && errno != EEXIST)
+            return err_set (err, errno, "symlink cgroup `%s`", de->d_name);
+          continue;
+        }
+      {
+        cleanup_close int h = openat (dirfd (dir), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (h < 0 || fstatfs (h, &sfs) < 0)
+          continue;
+      }
+      if (sfs.f_type == CGROUP_SUPER_MAGIC || sfs.f_type == CGROUP2_SUPER_MAGIC)
+        if (bind_hierarchy (ctx, top, de->d_name, sfs.f_type == CGROUP2_SUPER_MAGIC, o, err) < 0)
+          return -1;
+    }
+  /* The tmpfs itself last, so that its directories could be made. */
+  return remount_if (top, o, m->destination, err);
+}
+
+static int
+mount_v2 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opts *o, int dstfd,
+          ocisbx_err **err)
+{
+  char d[PATHRES_FD_PATH_MAX];
+  cleanup_free char *src = NULL;
+  cleanup_close int srcfd = -1;
+  cleanup_close int top = -1;
+  unsigned long flags = o->flags & ~(MS_BIND | MS_REC | MS_REMOUNT);
+
+  if (ctx->new_cgroupns)
+    {
+      if (mount ("cgroup2", pathres_fd_path (dstfd, d), "cgroup2", flags, o->data) == 0)
+        return 0;
+      if (errno != EPERM && errno != EBUSY)
+        return err_set (err, errno, "mount cgroup2 at `%s`", m->destination);
+    }
+  src = cgroup_source (ctx, NULL, true);
+  srcfd = open (src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (srcfd < 0)
+    return err_set (err, errno, "open `%s`", src);
+  if (mount_bind_fd (srcfd, dstfd, MS_REC, m->destination, err) < 0)
+    return -1;
+  top = pathres_open (rootfd, m->destination, err);
+  if (top < 0)
+    return -1;
+  return remount_if (top, o, m->destination, err);
+}
+
+int
+mount_cgroup (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opts *o,
+              int dstfd, ocisbx_err **err)
+{
+  struct statfs sfs;
+
+  if (statfs (CGROUP_ROOT, &sfs) < 0)
+    return err_set (err, errno, "statfs " CGROUP_ROOT);
+  if (sfs.f_type == CGROUP2_SUPER_MAGIC)
+    return mount_v2 (ctx, rootfd, m, o, dstfd, err);
+  return mount_v1 (ctx, rootfd, m, o, dstfd, err);
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# /dev: default devices and links on a tmpfs /dev, linux.devices.
+
+load helpers/common
+
+ctr() {
+	set_args sh -c "$1"
+	run runtime run -b "$BUNDLE" "$CID" </dev/null
+}
+
+@test "default devices: type, major:minor and mode" {
+	# busybox stat: %t/%T are the major/minor in hex
+	ctr 'for d in null zero full random urandom tty; do stat -c "%n %F %t:%T %a %u:%g" /dev/$d; done'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "/dev/null character special file 1:3 666 0:0" ]
+	[ "${lines[1]}" = "/dev/zero character special file 1:5 666 0:0" ]
+	[ "${lines[2]}" = "/dev/full character special file 1:7 666 0:0" ]
+	[ "${lines[3]}" = "/dev/random character special file 1:8 666 0:0" ]
+	[ "${lines[4]}" = "/dev/urandom character special file 1:9 666 0:0" ]
+	[ "${lines[5]}" = "/dev/tty character special file 5:0 666 0:0" ]
+}
+
+@test "default devices work" {
+	ctr 'echo discard >/dev/null && echo null-ok
+		echo "zero=$(head -c 4 /dev/zero | od -An -tx1 | tr -d " ")"
+		echo "urandom=$(head -c 16 /dev/urandom | wc -c)"
+		(echo x >/dev/full) 2>/dev/null || echo full-ok'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *null-ok* ]]
+	[[ "$output" == *zero=00000000* ]]
+	[[ "$output" == *urandom=16* ]]
+	[[ "$output" == *full-ok* ]]
+}
+
+@test "default links: fd stdin stdout stderr ptmx (core only with /proc/kcore)" {
+	ctr 'for l in fd stdin stdout stderr ptmx; do echo "$l -> $(readlink /dev/$l)"; done; [ -e /dev/core ] || [ -L /dev/core ] && echo "core -> $(readlink /dev/core)" || echo no-core'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "fd -> /proc/self/fd" ]
+	[ "${lines[1]}" = "stdin -> /proc/self/fd/0" ]
+	[ "${lines[2]}" = "stdout -> /proc/self/fd/1" ]
+	[ "${lines[3]}" = "stderr -> /proc/self/fd/2" ]
+	[ "${lines[4]}" = "ptmx -> pts/ptmx" ]
+	if [ -e /proc/kcore ]; then
+		[ "${lines[5]}" = "core -> /proc/kcore" ]
+	else
+		[ "${lines[5]}" = no-core ]
+	fi
+}
+
+@test "/dev is the config's tmpfs, /dev/pts a new devpts instance" {
+	ctr "awk '\$5 == \"/dev\" || \$5 == \"/dev/pts\" {print \$5, \$(NF-2)}' /proc/self/mountinfo"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "/dev tmpfs" ]
+	[ "${lines[1]}" = "/dev/pts devpts" ]
+}
+
+@test "linux.devices: char, block and fifo nodes with fileMode, uid and gid" {
+	config_add linux.devices '{"path":"/dev/mychar","type":"c","major":1,"minor":5,"fileMode":416,"uid":1000,"gid":1001}'
+	config_add linux.devices '{"path":"/dev/myblock","type":"b","major":7,"minor":200,"fileMode":384,"uid":0,"gid":6}'
+	config_add linux.devices '{"path":"/dev/myfifo","type":"p","fileMode":420}'
+	config_add linux.devices '{"path":"/dev/nested/dir/node","type":"u","major":1,"minor":7}'
+	ctr 'for d in mychar myblock myfifo nested/dir/node; do stat -c "%n %F %t:%T %a %u:%g" /dev/$d; done'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "/dev/mychar character special file 1:5 640 1000:1001" ]
+	[ "${lines[1]}" = "/dev/myblock block special file 7:c8 600 0:6" ]
+	[[ "${lines[2]}" == "/dev/myfifo fifo 0:0 644 0:0" ]]
+	[ "${lines[3]}" = "/dev/nested/dir/node character special file 1:7 666 0:0" ]
+	# nothing of this landed in the bundle: /dev is a tmpfs
+	[ ! -e "$BUNDLE/rootfs/dev/mychar" ]
+}
+
+@test "linux.devices: a device through a rootfs symlink stays inside the rootfs" {
+	mkdir -p "$TESTDIR/hostdir"
+	config_del 'mounts[destination=/dev]'
+	ln -s "$TESTDIR/hostdir" "$BUNDLE/rootfs/dev/evil"
+	config_add linux.devices '{"path":"/dev/evil/node","type":"c","major":1,"minor":3}'
+	ctr 'true'
+	[ "$status" -eq 0 ]
+	[ ! -e "$TESTDIR/hostdir/node" ]
+	[ -c "$BUNDLE/rootfs/$TESTDIR/hostdir/node" ]
+}
+
+@test "linux.devices: a relative path is refused, naming the field" {
+	requires_ocisbx "error text"
+	config_add linux.devices '{"path":"dev/rel","type":"c","major":1,"minor":3}'
+	ctr 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'.linux.devices[0].path: "dev/rel" is not an absolute path'* ]]
+	[ -z "$(state_entries)" ]
+}

@@ -1,0 +1,287 @@
+#!/usr/bin/env bats
+# Mounts: root.readonly, binds, missing destinations, options, recursive attributes,
+# propagation, cgroup mounts, symlink escapes, no leftovers on the host.
+
+load helpers/common
+
+# ctr SCRIPT: runs `sh -c SCRIPT` in a container from $BUNDLE; sets $status/$output.
+ctr() {
+	set_args sh -c "$1"
+	run runtime run -b "$BUNDLE" "$CID" </dev/null
+}
+
+# mi DEST: a command printing the container's mountinfo line for mount point DEST
+# (the topmost one).
+mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
+
+@test "root.readonly: / is read-only, writes fail with EROFS" {
+	ctr 'touch /newfile'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Read-only file system"* ]]
+	[ ! -e "$BUNDLE/rootfs/newfile" ]
+	ctr "$(mi /)"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" / ro,"* ]]
+}
+
+@test "root.readonly false: / is writable" {
+	config_set root.readonly false
+	ctr 'echo hello >/newfile && cat /newfile'
+	[ "$status" -eq 0 ]
+	[ "$output" = hello ]
+	[ "$(cat "$BUNDLE/rootfs/newfile")" = hello ]
+}
+
+@test "bind rw: the container writes the host directory" {
+	bind_shared /mnt
+	echo from-host >"$SHARED/in"
+	ctr 'cat /mnt/in && echo from-ctr >/mnt/out'
+	[ "$status" -eq 0 ]
+	[ "$output" = from-host ]
+	[ "$(cat "$SHARED/out")" = from-ctr ]
+}
+
+@test "bind ro: reads work, writes fail with EROFS" {
+	bind_shared /mnt ro
+	echo from-host >"$SHARED/in"
+	ctr 'cat /mnt/in; echo x >/mnt/out'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *from-host* ]]
+	[[ "$output" == *"Read-only file system"* ]]
+	[ ! -e "$SHARED/out" ]
+	ctr "$(mi /mnt)"
+	[[ "$output" == *" /mnt ro,"* ]]
+}
+
+@test "bind ro keeps the source's nosuid/nodev/noexec" {
+	requires_ocisbx "runc drops them outside a user namespace"
+	mkdir -p "$TESTDIR/src"
+	mount -t tmpfs -o nosuid,nodev,noexec tmpfs "$TESTDIR/src"
+	config_add mounts "{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"$TESTDIR/src\",\"options\":[\"bind\",\"ro\"]}"
+	ctr "$(mi /mnt)"
+	umount "$TESTDIR/src"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" /mnt ro,nosuid,nodev,noexec"* ]]
+}
+
+@test "missing destinations are created inside the rootfs: a directory and a file" {
+	echo file-content >"$TESTDIR/afile"
+	config_add mounts "{\"destination\":\"/new/deep/dir\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\"]}"
+	config_add mounts "{\"destination\":\"/etc/new.conf\",\"type\":\"bind\",\"source\":\"$TESTDIR/afile\",\"options\":[\"bind\",\"ro\"]}"
+	touch "$SHARED/marker"
+	ctr 'ls /new/deep/dir && cat /etc/new.conf'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = marker ]
+	[ "${lines[1]}" = file-content ]
+	[ -d "$BUNDLE/rootfs/new/deep/dir" ]
+	[ -f "$BUNDLE/rootfs/etc/new.conf" ]
+	[ ! -s "$BUNDLE/rootfs/etc/new.conf" ] # an empty mount point, not a copy
+}
+
+@test "relative bind sources are under the bundle" {
+	mkdir "$BUNDLE/data"
+	echo rel >"$BUNDLE/data/f"
+	config_add mounts '{"destination":"/data","type":"bind","source":"data","options":["bind"]}'
+	ctr 'cat /data/f'
+	[ "$status" -eq 0 ]
+	[ "$output" = rel ]
+}
+
+@test "tmpfs: options and filesystem data show in mountinfo" {
+	config_add mounts '{"destination":"/scratch","type":"tmpfs","source":"tmpfs","options":["nosuid","nodev","noexec","noatime","mode=700","size=1m","uid=1000"]}'
+	ctr "$(mi /scratch); stat -c '%a %u' /scratch"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *" /scratch rw,nosuid,nodev,noexec,noatime "* ]]
+	[[ "${lines[0]}" == *"size=1024k"* ]]
+	[[ "${lines[0]}" == *"mode=700"* ]]
+	[[ "${lines[0]}" == *"uid=1000"* ]]
+	[ "${lines[1]}" = "700 1000" ]
+}
+
+@test "tmpcopyup: a new tmpfs starts with a copy of what it covers" {
+	mkdir -p "$BUNDLE/rootfs/opt/sub"
+	echo content >"$BUNDLE/rootfs/opt/sub/file"
+	chmod 0751 "$BUNDLE/rootfs/opt/sub"
+	ln -s sub/file "$BUNDLE/rootfs/opt/link"
+	chmod 0705 "$BUNDLE/rootfs/opt"
+	config_add mounts '{"destination":"/opt","type":"tmpfs","source":"tmpfs","options":["tmpcopyup","size=1m"]}'
+	config_add mounts '{"destination":"/etc","type":"tmpfs","source":"tmpfs","options":["tmpcopyup","mode=1770"]}'
+	ctr "cat /opt/link; stat -c %a /opt/sub; stat -c %a /opt; echo new >/opt/added; $(mi /opt); stat -c %a /etc; head -1 /etc/passwd"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = content ]
+	[ "${lines[1]}" = 751 ]
+	[ "${lines[2]}" = 705 ]
+	[[ "${lines[3]}" == *" /opt "*" - tmpfs "* ]]
+	if is_ocisbx; then # as crun: the mount's mode= wins (runc 1.1 keeps the directory's)
+		[ "${lines[4]}" = 1770 ]
+	fi
+	[ "${lines[5]}" = root:x:0:0:root:/root:/bin/sh ]
+	[ ! -e "$BUNDLE/rootfs/opt/added" ]
+}
+
+@test "mounts happen in order: a later mount goes on top of an earlier one" {
+	config_add mounts '{"destination":"/stack","type":"tmpfs","source":"tmpfs","options":["size=1m"]}'
+	config_add mounts '{"destination":"/stack/inner","type":"tmpfs","source":"tmpfs","options":["size=2m","ro"]}'
+	ctr "$(mi /stack); $(mi /stack/inner)"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *"size=1024k"* ]]
+	[[ "${lines[1]}" == *" /stack/inner ro,"*"size=2048k"* ]]
+}
+
+@test "ro vs rro: only the recursive form makes submounts read-only" {
+	mkdir -p "$SHARED/sub"
+	mount -t tmpfs tmpfs "$SHARED/sub"
+	config_add mounts "{\"destination\":\"/ro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"ro\"]}"
+	config_add mounts "{\"destination\":\"/rro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rro\"]}"
+	ctr 'touch /ro/sub/a && echo ro-sub-writable; touch /rro/sub/b || echo rro-sub-readonly; touch /rro/c || echo rro-top-readonly'
+	umount -l "$SHARED/sub"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *ro-sub-writable* ]]
+	[[ "$output" == *rro-sub-readonly* ]]
+	[[ "$output" == *rro-top-readonly* ]]
+}
+
+@test "recursive nosuid/nodev/noexec (rnosuid rnodev rnoexec)" {
+	mkdir -p "$SHARED/sub"
+	mount -t tmpfs tmpfs "$SHARED/sub"
+	config_add mounts "{\"destination\":\"/r\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rnosuid\",\"rnodev\",\"rnoexec\"]}"
+	ctr "$(mi /r/sub)"
+	umount -l "$SHARED/sub"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" /r/sub rw,nosuid,nodev,noexec"* ]]
+}
+
+@test "propagation options: rshared and rprivate binds" {
+	config_add mounts "{\"destination\":\"/shared\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rshared\"]}"
+	config_add mounts "{\"destination\":\"/private\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rprivate\"]}"
+	ctr "$(mi /shared); $(mi /private)"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *" shared:"* ]]
+	[[ "${lines[1]}" != *" shared:"* ]]
+	[[ "${lines[1]}" != *" master:"* ]]
+}
+
+@test "rootfsPropagation: rslave makes / a slave of the host, rprivate cuts it off" {
+	# the rootfs must sit on a shared mount for the difference to show
+	mount --bind "$BUNDLE" "$BUNDLE"
+	mount --make-shared "$BUNDLE"
+	config_set linux.rootfsPropagation '"rslave"'
+	ctr "$(mi /)"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *" master:"* ]]
+	config_set linux.rootfsPropagation '"rprivate"'
+	ctr "$(mi /)"
+	leaked=$(grep -c " $BUNDLE/rootfs/" /proc/self/mountinfo || true)
+	umount -l "$BUNDLE"
+	[ "$status" -eq 0 ]
+	[ "$leaked" -eq 0 ]
+	[[ "$output" != *" master:"* ]]
+	[[ "$output" != *" shared:"* ]]
+}
+
+@test "no_pivot: --no-pivot runs in the rootfs too" {
+	set_args sh -c 'ls /bin/busybox && touch /x'
+	run runtime run --no-pivot -b "$BUNDLE" "$CID" </dev/null
+	[ "$status" -ne 0 ]
+	[[ "$output" == */bin/busybox* ]]
+	[[ "$output" == *"Read-only file system"* ]]
+}
+
+@test "cgroup mount: the hierarchies, read-only" {
+	ctr 'ls /sys/fs/cgroup; mkdir /sys/fs/cgroup/x || echo ro-ok'
+	[ "$status" -eq 0 ]
+	if [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]; then
+		[[ "$output" == *cgroup.procs* ]]
+	else
+		[[ "$output" == *memory* ]]
+		[[ "$output" == *pids* ]]
+	fi
+	[[ "$output" == *ro-ok* ]]
+}
+
+# --- symlinks in the rootfs must never send a mount (or a mkdir) to the host ---
+
+@test "symlink escape: absolute symlink to a host path" {
+	mkdir -p "$TESTDIR/hostdir"
+	ln -s "$TESTDIR/hostdir" "$BUNDLE/rootfs/abs"
+	config_add mounts '{"destination":"/abs/sub","type":"tmpfs","source":"tmpfs"}'
+	ctr 'true'
+	[ "$status" -eq 0 ]
+	[ ! -e "$TESTDIR/hostdir/sub" ]
+	[ -d "$BUNDLE/rootfs/$TESTDIR/hostdir/sub" ]
+	! grep -q " $TESTDIR/hostdir" /proc/self/mountinfo
+}
+
+@test "symlink escape: relative .. chain symlink" {
+	mkdir -p "$TESTDIR/hostdir"
+	ln -s "../../../../../../../../../../$TESTDIR/hostdir" "$BUNDLE/rootfs/etc/rel"
+	config_add mounts "{\"destination\":\"/etc/rel/sub\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"bind\"]}"
+	ctr 'true'
+	[ "$status" -eq 0 ]
+	[ ! -e "$TESTDIR/hostdir/sub" ]
+	[ -d "$BUNDLE/rootfs/$TESTDIR/hostdir/sub" ]
+	! grep -q " $TESTDIR/hostdir" /proc/self/mountinfo
+}
+
+@test "symlink escape: .. chain in the destination itself" {
+	mkdir -p "$TESTDIR/hostdir"
+	config_add mounts "{\"destination\":\"/../../../../../..$TESTDIR/hostdir/dd\",\"type\":\"tmpfs\",\"source\":\"tmpfs\"}"
+	ctr 'true'
+	[ "$status" -eq 0 ]
+	[ ! -e "$TESTDIR/hostdir/dd" ]
+	! grep -q " $TESTDIR/hostdir" /proc/self/mountinfo
+}
+
+@test "symlink escape: dangling symlink for a file bind creates the file inside" {
+	mkdir -p "$TESTDIR/hostdir"
+	echo secret >"$TESTDIR/srcfile"
+	ln -s "$TESTDIR/hostdir/victim" "$BUNDLE/rootfs/etc/dangling"
+	config_add mounts "{\"destination\":\"/etc/dangling\",\"type\":\"bind\",\"source\":\"$TESTDIR/srcfile\",\"options\":[\"bind\"]}"
+	ctr 'cat /etc/dangling'
+	[ "$status" -eq 0 ]
+	[ "$output" = secret ]
+	[ ! -e "$TESTDIR/hostdir/victim" ]
+	[ -f "$BUNDLE/rootfs/$TESTDIR/hostdir/victim" ]
+}
+
+@test "symlink escape: symlinked intermediate directory to /" {
+	ln -s / "$BUNDLE/rootfs/root-link"
+	config_add mounts '{"destination":"/root-link/tmp/escape-test-ocisbx","type":"tmpfs","source":"tmpfs"}'
+	ctr 'true'
+	[ "$status" -eq 0 ]
+	[ ! -e /tmp/escape-test-ocisbx ]
+	[ -d "$BUNDLE/rootfs/tmp/escape-test-ocisbx" ]
+}
+
+@test "relative mount destination is refused, naming the field" {
+	requires_ocisbx "error text"
+	config_add mounts '{"destination":"relative/dir","type":"tmpfs","source":"tmpfs"}'
+	ctr 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'.mounts[7].destination: "relative/dir" is not an absolute path'* ]]
+	[ -z "$(state_entries)" ]
+	[ ! -e "$BUNDLE/rootfs/relative" ]
+}
+
+@test "bind mounts into /proc are refused" {
+	requires_ocisbx "error text"
+	config_add mounts "{\"destination\":\"/proc/self/attr\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"bind\"]}"
+	ctr 'true'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"inside /proc"* ]]
+}
+
+@test "no mount is left on the host after 20 runs" {
+	bind_shared /mnt ro
+	config_add mounts '{"destination":"/scratch","type":"tmpfs","source":"tmpfs"}'
+	set_args true
+	# Other suites may run in parallel and mount under their own /tmp dirs: count
+	# every mount outside /tmp, plus ours under $TESTDIR.
+	ours() { awk -v d="$TESTDIR" '$5 !~ "^/tmp/" || index($5, d) == 1 || index($4, d) == 1' /proc/self/mountinfo | wc -l; }
+	before=$(ours)
+	for i in $(seq 20); do
+		runtime run -b "$BUNDLE" "$CID-$i" </dev/null
+	done
+	[ "$(ours)" -eq "$before" ]
+	! grep -q -F "$TESTDIR" /proc/self/mountinfo
+}

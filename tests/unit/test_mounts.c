@@ -1,0 +1,658 @@
+/* Unit tests of the filesystem area: the mount option table, in-root path
+   resolution (openat2 and the fallback walk) against hostile symlinks, and the
+   config checks (mount destinations, devices, sysctl). */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <linux/magic.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/mount_options.h"
+#include "core/mounts.h"
+#include "core/pathres.h"
+#include "core/rootfs.h"
+#include "core/sysctl.h"
+#include "core/utils.h"
+#include "ocispec.h"
+#include "unit.h"
+
+/* ---- option table ---- */
+
+static void
+test_options_flags (void)
+{
+  char *opts[] = { "nosuid", "nodev", "noexec", "ro", "sync", "dirsync", "mand", "lazytime" };
+  mount_opts o;
+
+  mount_opts_parse (opts, 8, &o);
+  CHECK (o.flags == (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY | MS_SYNCHRONOUS | MS_DIRSYNC
+                     | MS_MANDLOCK | MS_LAZYTIME));
+  CHECK (o.data == NULL);
+  CHECK (!o.recursive && o.n_propagation == 0);
+  mount_opts_free (&o);
+}
+
+static void
+test_options_clear (void)
+{
+  char *opts[] = { "ro", "nosuid", "rw", "suid", "dev", "exec", "async", "nomand" };
+  mount_opts o;
+
+  mount_opts_parse (opts, 8, &o);
+  CHECK (o.flags == 0);
+  CHECK ((o.cleared & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SYNCHRONOUS | MS_MANDLOCK))
+         == (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_SYNCHRONOUS | MS_MANDLOCK));
+  mount_opts_free (&o);
+}
+
+static void
+test_options_atime (void)
+{
+  mount_opts o;
+  char *a[] = { "noatime", "strictatime" };
+  char *b[] = { "strictatime", "atime" };
+  char *c[] = { "relatime", "nodiratime" };
+  char *d[] = { "nodiratime", "diratime", "norelatime" };
+
+  mount_opts_parse (a, 2, &o);
+  CHECK ((o.flags & (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)) == MS_STRICTATIME);
+  CHECK (o.atime_set);
+  mount_opts_free (&o);
+  mount_opts_parse (b, 2, &o);
+  CHECK ((o.flags & (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)) == 0);
+  mount_opts_free (&o);
+  mount_opts_parse (c, 2, &o);
+  CHECK (o.flags == (MS_RELATIME | MS_NODIRATIME));
+  mount_opts_free (&o);
+  mount_opts_parse (d, 3, &o);
+  CHECK (o.flags == MS_STRICTATIME);
+  CHECK (o.cleared & MS_NODIRATIME);
+  mount_opts_free (&o);
+}
+
+static void
+test_options_bind_and_data (void)
+{
+  char *opts[] = { "rbind", "mode=755", "size=65536k", "ro", "newinstance", "", "tmpcopyup" };
+  mount_opts o;
+
+  mount_opts_parse (opts, 7, &o);
+  CHECK (o.flags == (MS_BIND | MS_REC | MS_RDONLY));
+  CHECK_STR (o.data, "mode=755,size=65536k,newinstance");
+  CHECK (o.tmpcopyup);
+  mount_opts_free (&o);
+  CHECK (o.data == NULL);
+}
+
+static void
+test_options_propagation (void)
+{
+  char *opts[] = { "rprivate", "shared", "rslave", "unbindable", "runbindable", "private",
+                   "rshared", "slave" };
+  mount_opts o;
+
+  mount_opts_parse (opts, 8, &o);
+  CHECK (o.n_propagation == 8);
+  CHECK (o.propagation[0] == (MS_PRIVATE | MS_REC));
+  CHECK (o.propagation[1] == MS_SHARED);
+  CHECK (o.propagation[2] == (MS_SLAVE | MS_REC));
+  CHECK (o.propagation[3] == MS_UNBINDABLE);
+  CHECK (o.propagation[4] == (MS_UNBINDABLE | MS_REC));
+  CHECK (o.propagation[5] == MS_PRIVATE);
+  CHECK (o.propagation[6] == (MS_SHARED | MS_REC));
+  CHECK (o.propagation[7] == MS_SLAVE);
+  CHECK (o.flags == 0 && o.data == NULL);
+  CHECK (mount_propagation_flags ("rslave") == (MS_SLAVE | MS_REC));
+  CHECK (mount_propagation_flags ("bogus") == 0);
+  mount_opts_free (&o);
+}
+
+static void
+test_options_recursive (void)
+{
+  char *a[] = { "rro", "rnosuid", "rnodev", "rnoexec", "rnoatime" };
+  char *b[] = { "rrw", "rsuid", "rdev", "rexec", "rstrictatime" };
+  char *c[] = { "rnoatime", "ratime" };
+  char *d[] = { "rnostrictatime", "rnorelatime" };
+  mount_opts o;
+
+  mount_opts_parse (a, 5, &o);
+  CHECK (o.recursive);
+  CHECK (o.attr_set
+         == (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC
+             | MOUNT_ATTR_NOATIME));
+  CHECK (o.attr_clr == MOUNT_ATTR__ATIME);
+  CHECK (o.flags == 0);
+  mount_opts_free (&o);
+
+  mount_opts_parse (b, 5, &o);
+  CHECK (o.attr_set == MOUNT_ATTR_STRICTATIME);
+  CHECK (o.attr_clr
+         == (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC
+             | MOUNT_ATTR__ATIME));
+  mount_opts_free (&o);
+
+  mount_opts_parse (c, 2, &o); /* the last atime mode wins */
+  CHECK ((o.attr_set & MOUNT_ATTR__ATIME) == MOUNT_ATTR_RELATIME);
+  mount_opts_free (&o);
+  mount_opts_parse (d, 2, &o);
+  CHECK ((o.attr_set & MOUNT_ATTR__ATIME) == MOUNT_ATTR_STRICTATIME);
+  mount_opts_free (&o);
+}
+
+static void
+test_options_idmap (void)
+{
+  char *a[] = { "bind", "idmap" };
+  char *b[] = { "rbind", "ridmap" };
+  mount_opts o;
+
+  mount_opts_parse (a, 2, &o);
+  CHECK (o.idmap && !o.ridmap && o.data == NULL);
+  mount_opts_free (&o);
+  mount_opts_parse (b, 2, &o);
+  CHECK (o.ridmap && !o.idmap);
+  mount_opts_free (&o);
+}
+
+static void
+test_options_full_table_known (void)
+{
+  static const char *const oci[]
+      = { "ro", "rw", "nosuid", "suid", "nodev", "dev", "noexec", "exec", "sync", "async", "dirsync",
+          "remount", "mand", "nomand", "atime", "noatime", "diratime", "nodiratime", "relatime",
+          "norelatime", "strictatime", "nostrictatime", "lazytime", "bind", "rbind", "private",
+          "rprivate", "shared", "rshared", "slave", "rslave", "unbindable", "runbindable", "rro",
+          "rrw", "rnosuid", "rsuid", "rnodev", "rdev", "rnoexec", "rexec", "rnoatime", "ratime",
+          "rrelatime", "rnorelatime", "rstrictatime", "rnostrictatime", "idmap", "ridmap", NULL };
+  size_t n = 0;
+
+  for (size_t i = 0; oci[i]; i++)
+    {
+      if (!mount_opt_known (oci[i]))
+        fprintf (stderr, "  unknown option %s\n", oci[i]);
+      CHECK (mount_opt_known (oci[i]));
+    }
+  for (size_t i = 0; mount_opt_names[i]; i++, n++)
+    CHECK (mount_opt_known (mount_opt_names[i]));
+  CHECK (n >= 49);
+  CHECK (!mount_opt_known ("mode=755"));
+}
+
+/* ---- lexical helpers ---- */
+
+static void
+test_clean_split (void)
+{
+  char *s;
+  char *dir, *base;
+
+  CHECK_STR (s = pathres_clean ("//a/./b/../c/"), "/a/c");
+  free (s);
+  CHECK_STR (s = pathres_clean ("/../../etc"), "/etc");
+  free (s);
+  CHECK_STR (s = pathres_clean ("/"), "/");
+  free (s);
+  CHECK_STR (s = pathres_clean ("a/../../b"), "../b");
+  free (s);
+  CHECK_STR (s = pathres_clean ("../../x"), "../../x");
+  free (s);
+  pathres_split ("/dev/net/tun", &dir, &base);
+  CHECK_STR (dir, "/dev/net");
+  CHECK_STR (base, "tun");
+  free (dir), free (base);
+  pathres_split ("/null", &dir, &base);
+  CHECK_STR (dir, "/");
+  CHECK_STR (base, "null");
+  free (dir), free (base);
+  CHECK (pathres_has_dotdot ("/a/../b"));
+  CHECK (pathres_has_dotdot (".."));
+  CHECK (pathres_has_dotdot ("/a/.."));
+  CHECK (!pathres_has_dotdot ("/a/..b/c.."));
+}
+
+/* ---- path resolution against hostile symlinks ---- */
+
+static char tmpl[] = "/tmp/ocisbx-test-mounts.XXXXXX";
+static char *base_dir;   /* holds rootfs/ and host/ */
+static char rootfs[256]; /* the fake rootfs */
+static char host[256];   /* a "host" directory the symlinks aim at */
+
+static void
+mkfile (const char *path)
+{
+  int fd = open (path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+  if (fd >= 0)
+    close (fd);
+}
+
+static void
+setup_tree (void)
+{
+  char p[1024];
+
+  base_dir = mkdtemp (tmpl);
+  snprintf (rootfs, sizeof rootfs, "%s/rootfs", base_dir);
+  snprintf (host, sizeof host, "%s/host", base_dir);
+  mkdir (rootfs, 0755);
+  mkdir (host, 0755);
+  snprintf (p, sizeof p, "%s/etc", rootfs);
+  mkdir (p, 0755);
+  snprintf (p, sizeof p, "%s/etc/passwd", rootfs);
+  mkfile (p);
+  snprintf (p, sizeof p, "%s/secret", host);
+  mkfile (p);
+  snprintf (p, sizeof p, "%s/sub", rootfs);
+  mkdir (p, 0755);
+  snprintf (p, sizeof p, "%s/afile", rootfs);
+  mkfile (p);
+
+#define LINK(target, name)                                                                         \
+  do                                                                                               \
+    {                                                                                              \
+      snprintf (p, sizeof p, "%s/%s", rootfs, name);                                               \
+      CHECK (symlink (target, p) == 0);                                                            \
+    }                                                                                              \
+  while (0)
+  LINK ("/etc", "a");                 /* absolute: must stay in the rootfs */
+  LINK ("../../..", "b");             /* climbs: stops at the root */
+  LINK ("../../../../host", "sub/c"); /* relative climb toward the host dir */
+  LINK (host, "h");                   /* absolute path of the host dir itself */
+  LINK ("l2", "l1");                  /* loop */
+  LINK ("l1", "l2");
+  LINK ("/newdir/deeper", "dangling");
+  LINK ("/proc/self/root/etc", "magic"); /* a magic link path, textually */
+#undef LINK
+}
+
+static void
+remove_tree (void)
+{
+  char cmd[1024];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", base_dir);
+  if (system (cmd) != 0)
+    fprintf (stderr, "  could not remove %s\n", base_dir);
+}
+
+static bool
+fd_is (int fd, const char *path)
+{
+  struct stat a, b;
+  return fd >= 0 && fstat (fd, &a) == 0 && stat (path, &b) == 0 && a.st_dev == b.st_dev
+         && a.st_ino == b.st_ino;
+}
+
+static bool
+exists (const char *fmt, const char *dir, const char *rel)
+{
+  char p[2048];
+  struct stat st;
+  snprintf (p, sizeof p, fmt, dir, rel);
+  return lstat (p, &st) == 0;
+}
+
+typedef int (*resolver) (int rootfd, const char *path, ocisbx_err **err);
+
+static int
+walk_open (int rootfd, const char *path, ocisbx_err **err)
+{
+  return pathres_walk (rootfd, path, PATHRES_NONE, 0, err);
+}
+
+static void
+check_resolver (resolver open_fn, const char *name)
+{
+  cleanup_close int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  char p[1024];
+  ocisbx_err *err = NULL;
+  int fd;
+
+  fprintf (stderr, "  [%s]\n", name);
+  snprintf (p, sizeof p, "%s/etc/passwd", rootfs);
+  /* "/a/passwd" (a -> /etc) is the rootfs's /etc/passwd, never the host's */
+  fd = open_fn (rootfd, "/a/passwd", &err);
+  CHECK (fd_is (fd, p));
+  close (fd);
+  /* "b/../../etc/passwd": `..` stops at the root */
+  fd = open_fn (rootfd, "b/../../etc/passwd", &err);
+  CHECK (fd_is (fd, p));
+  close (fd);
+  fd = open_fn (rootfd, "/../../../etc/passwd", &err);
+  CHECK (fd_is (fd, p));
+  close (fd);
+  fd = open_fn (rootfd, "/b", &err);
+  CHECK (fd_is (fd, rootfs));
+  close (fd);
+  /* the host dir is unreachable by relative or absolute links */
+  fd = open_fn (rootfd, "/sub/c/secret", &err);
+  CHECK (fd < 0 && err && err->errnum == ENOENT);
+  err_freep (&err);
+  fd = open_fn (rootfd, "/h/secret", &err);
+  CHECK (fd < 0 && err && err->errnum == ENOENT);
+  err_freep (&err);
+  /* loops */
+  fd = open_fn (rootfd, "/l1", &err);
+  CHECK (fd < 0 && err && err->errnum == ELOOP);
+  err_freep (&err);
+  /* a file in the middle */
+  fd = open_fn (rootfd, "/afile/x", &err);
+  CHECK (fd < 0 && err && err->errnum == ENOTDIR);
+  err_freep (&err);
+  /* "/magic" resolves /proc/self/root inside the rootfs: not there */
+  fd = open_fn (rootfd, "/magic/passwd", &err);
+  CHECK (fd < 0 && err && err->errnum == ENOENT);
+  err_freep (&err);
+}
+
+static void
+test_resolve_openat2 (void)
+{
+  setup_tree ();
+  check_resolver (pathres_open, "openat2");
+}
+
+static void
+test_resolve_walk (void)
+{
+  check_resolver (walk_open, "walk");
+}
+
+static void
+check_create (bool walk)
+{
+  cleanup_close int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ocisbx_err *err = NULL;
+  const char *sfx = walk ? "-w" : "";
+  char path[256], p[1024];
+  int fd;
+
+#define CREATE(path, kind)                                                                         \
+  (walk ? pathres_walk (rootfd, path, kind, kind == PATHRES_FILE ? 0644 : 0755, &err)              \
+        : pathres_create (rootfd, path, kind, kind == PATHRES_FILE ? 0644 : 0755, &err))
+
+  /* a file through an absolute link: lands in the rootfs's /etc */
+  snprintf (path, sizeof path, "/a/created%s", sfx);
+  fd = CREATE (path, PATHRES_FILE);
+  snprintf (p, sizeof p, "%s/etc/created%s", rootfs, sfx);
+  CHECK (fd_is (fd, p));
+  close (fd);
+  CHECK (!exists ("%s/%s", "/etc", path + 3));
+
+  /* directories through `..` chains and a relative link toward the host */
+  snprintf (path, sizeof path, "/b/../../x%s/y/z", sfx);
+  fd = CREATE (path, PATHRES_DIR);
+  snprintf (p, sizeof p, "%s/x%s/y/z", rootfs, sfx);
+  CHECK (fd_is (fd, p));
+  close (fd);
+  snprintf (path, sizeof path, "/sub/c/evil%s", sfx);
+  fd = CREATE (path, PATHRES_FILE);
+  CHECK (fd >= 0);
+  close (fd);
+  snprintf (p, sizeof p, "evil%s", sfx);
+  CHECK (!exists ("%s/%s", host, p));
+  snprintf (p, sizeof p, "host/evil%s", sfx);
+  CHECK (exists ("%s/%s", rootfs, p)); /* ../../../../host from /sub is the rootfs's /host */
+  snprintf (path, sizeof path, "/h/evil%s", sfx);
+  fd = CREATE (path, PATHRES_DIR);
+  CHECK (fd >= 0);
+  close (fd);
+  snprintf (p, sizeof p, "evil%s", sfx);
+  CHECK (!exists ("%s/%s", host, p));
+
+  /* a dangling link: its target is created inside the rootfs */
+  snprintf (path, sizeof path, "/dangling/leaf%s", sfx);
+  fd = CREATE (path, PATHRES_DIR);
+  snprintf (p, sizeof p, "%s/newdir/deeper/leaf%s", rootfs, sfx);
+  CHECK (fd_is (fd, p));
+  close (fd);
+
+  /* an existing file as a directory component */
+  fd = CREATE ("/afile/x", PATHRES_DIR);
+  CHECK (fd < 0 && err && err->errnum == ENOTDIR);
+  err_freep (&err);
+  fd = CREATE ("/l1/x", PATHRES_DIR);
+  CHECK (fd < 0 && err && err->errnum == ELOOP);
+  err_freep (&err);
+#undef CREATE
+}
+
+static void
+test_create_openat2 (void)
+{
+  check_create (false);
+}
+
+static void
+test_create_walk (void)
+{
+  check_create (true);
+  remove_tree ();
+}
+
+/* ---- config checks ---- */
+
+static oci_config *
+parse (const char *json)
+{
+  oci_config *c = NULL;
+  char *perr = NULL;
+  if (oci_config_parse_data (json, strlen (json), &c, &perr) < 0)
+    {
+      fprintf (stderr, "  parse: %s\n", perr);
+      free (perr);
+    }
+  return c;
+}
+
+#define CFG(mounts, linux)                                                                         \
+  "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\"},\"mounts\":" mounts                  \
+  ",\"linux\":" linux "}"
+
+static void
+expect_error (const char *json, const char *msg)
+{
+  oci_config *c = parse (json);
+  ocisbx_err *err = NULL;
+
+  CHECK (c != NULL);
+  if (c == NULL)
+    return;
+  CHECK (rootfs_validate_config (c, &err) < 0);
+  CHECK_STR (err ? err->msg : NULL, msg);
+  err_free (err);
+  oci_config_free (c);
+}
+
+static void
+expect_ok (const char *json)
+{
+  oci_config *c = parse (json);
+  ocisbx_err *err = NULL;
+
+  CHECK (c != NULL);
+  if (c == NULL)
+    return;
+  CHECK (rootfs_validate_config (c, &err) == 0);
+  if (err)
+    fprintf (stderr, "  unexpected: %s\n", err->msg);
+  err_free (err);
+  oci_config_free (c);
+}
+
+static void
+test_validate (void)
+{
+  expect_ok (CFG ("[{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\"},"
+                  "{\"destination\":\"/x\",\"type\":\"tmpfs\",\"options\":[\"whatever=1\",\"rro\"]}]",
+                  "{\"namespaces\":[{\"type\":\"ipc\"},{\"type\":\"uts\"}],"
+                  "\"sysctl\":{\"kernel.shmmax\":\"1\",\"fs.mqueue.msg_max\":\"10\","
+                  "\"kernel.hostname\":\"x\"}}"));
+  expect_error (CFG ("[{\"destination\":\"/proc\",\"type\":\"proc\"},{\"destination\":\"tmp\",\"type\":\"tmpfs\"}]",
+                     "{}"),
+                "config.json: .mounts[1].destination: \"tmp\" is not an absolute path");
+  expect_error (CFG ("[{\"destination\":\"/mnt\",\"type\":\"bind\"}]", "{}"),
+                "config.json: .mounts[0].source: a bind mount needs a source");
+  expect_error (CFG ("[{\"destination\":\"/proc/self/attr\",\"type\":\"bind\",\"source\":\"/tmp\"}]", "{}"),
+                "config.json: .mounts[0].destination: \"/proc/self/attr\" cannot be mounted: it is inside /proc");
+  expect_ok (CFG ("[{\"destination\":\"/proc/cpuinfo\",\"type\":\"bind\",\"source\":\"/tmp\"}]", "{}"));
+  expect_error (CFG ("[]", "{\"sysctl\":{\"kernel.foo\":\"1\"}}"),
+                "config.json: .linux.sysctl: \"kernel.foo\" is not a namespaced sysctl");
+  expect_error (CFG ("[]", "{\"sysctl\":{\"net.ipv4.ip_forward\":\"1\"}}"),
+                "config.json: .linux.sysctl: \"net.ipv4.ip_forward\" needs the network namespace in "
+                ".linux.namespaces");
+  expect_error (CFG ("[]", "{\"sysctl\":{\"kernel/../../etc\":\"1\"}}"),
+                "config.json: .linux.sysctl: \"kernel/../../etc\" is not a sysctl name");
+  expect_error (CFG ("[]", "{\"devices\":[{\"path\":\"dev/x\",\"type\":\"c\",\"major\":1,\"minor\":3}]}"),
+                "config.json: .linux.devices[0].path: \"dev/x\" is not an absolute path");
+  expect_error (CFG ("[]", "{\"devices\":[{\"path\":\"/dev/../x\",\"type\":\"c\",\"major\":1,\"minor\":3}]}"),
+                "config.json: .linux.devices[0].path: \"/dev/../x\" is not a device path");
+  expect_error (CFG ("[]", "{\"maskedPaths\":[\"proc/kcore\"]}"),
+                "config.json: .linux.maskedPaths[0]: \"proc/kcore\" is not an absolute path");
+  expect_error (CFG ("[{\"destination\":\"/m\",\"type\":\"bind\",\"source\":\"/tmp\",\"options\":[\"idmap\"]}]", "{}"),
+                "config.json: .mounts[0]: idmap needs uidMappings/gidMappings (on the mount or in .linux)");
+}
+
+static void
+test_sysctl_validate (void)
+{
+  oci_config *c = parse (CFG ("[]", "{\"namespaces\":[{\"type\":\"network\"}],"
+                                    "\"sysctl\":{\"net.ipv4.ip_forward\":\"1\",\"net/core/somaxconn\":\"5\"}}"));
+  ocisbx_err *err = NULL;
+
+  CHECK (c && sysctl_validate (c, &err) == 0);
+  err_free (err);
+  oci_config_free (c);
+  c = parse (CFG ("[]", "{\"namespaces\":[{\"type\":\"network\"}],\"sysctl\":{\"kernel.shmmax\":\"1\"}}"));
+  err = NULL;
+  CHECK (c && sysctl_validate (c, &err) < 0);
+  CHECK_STR (err ? err->msg : NULL,
+             "config.json: .linux.sysctl: \"kernel.shmmax\" needs the ipc namespace in .linux.namespaces");
+  err_free (err);
+  oci_config_free (c);
+}
+
+/* ---- the whole rootfs sequence, in a child with its own mount namespace ---- */
+
+/* Lines of /proc/self/mountinfo mentioning DIR (other tests may mount elsewhere). */
+static int
+count_mounts_under (const char *dir)
+{
+  FILE *f = fopen ("/proc/self/mountinfo", "re");
+  char line[4096];
+  int n = 0;
+  if (f == NULL)
+    return -1;
+  while (fgets (line, sizeof line, f))
+    n += strstr (line, dir) != NULL;
+  fclose (f);
+  return n;
+}
+
+/* In the child: setup + pivot + finalize, then check from inside; the exit code
+   carries the first failed check's number. */
+static int
+child_checks (const rootfs_ctx *ctx)
+{
+  ocisbx_err *err = NULL;
+  struct stat st;
+  struct statfs sfs;
+
+  if (rootfs_setup (ctx, &err) < 0 || rootfs_pivot (ctx, &err) < 0 || rootfs_finalize (ctx, &err) < 0)
+    {
+      fprintf (stderr, "  child: %s\n", err->msg);
+      return 10;
+    }
+  if (statfs ("/evil/x", &sfs) < 0 || sfs.f_type != TMPFS_MAGIC)
+    return 11;
+  if (stat ("/dev/null", &st) < 0 || !S_ISCHR (st.st_mode) || st.st_rdev != makedev (1, 3))
+    return 12;
+  if (mkdir ("/newdir", 0755) == 0 || errno != EROFS)
+    return 13;
+  if (stat ("/etc/masked", &st) < 0 || st.st_rdev != makedev (1, 3))
+    return 14;
+  if (access ("/sentinel", F_OK) < 0) /* we are in the rootfs */
+    return 15;
+  if (statfs ("/ro", &sfs) < 0 || !(sfs.f_flags & ST_RDONLY))
+    return 16;
+  return 0;
+}
+
+static void
+test_rootfs_in_mount_ns (void)
+{
+  char dir[] = "/tmp/ocisbx-test-rootfs.XXXXXX";
+  char root[256], hostdir[256], p[1024], json[4096];
+  oci_config *cfg;
+  int before, status;
+  pid_t pid;
+
+  if (geteuid () != 0)
+    {
+      fprintf (stderr, "  (not root: skipped)\n");
+      return;
+    }
+  CHECK (mkdtemp (dir) != NULL);
+  snprintf (root, sizeof root, "%s/rootfs", dir);
+  snprintf (hostdir, sizeof hostdir, "%s/hostdir", dir);
+  mkdir (root, 0755);
+  mkdir (hostdir, 0755);
+  snprintf (p, sizeof p, "%s/etc", root);
+  mkdir (p, 0755);
+  snprintf (p, sizeof p, "%s/etc/masked", root);
+  mkfile (p);
+  snprintf (p, sizeof p, "%s/sentinel", root);
+  mkfile (p);
+  snprintf (p, sizeof p, "%s/evil", root);
+  CHECK (symlink (hostdir, p) == 0); /* absolute symlink to a host directory */
+
+  snprintf (json, sizeof json,
+            "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\",\"readonly\":true},"
+            "\"mounts\":[{\"destination\":\"/dev\",\"type\":\"tmpfs\",\"source\":\"tmpfs\","
+            "\"options\":[\"nosuid\",\"mode=755\"]},"
+            "{\"destination\":\"/evil/x\",\"type\":\"tmpfs\",\"source\":\"tmpfs\"},"
+            "{\"destination\":\"/ro\",\"type\":\"bind\",\"source\":\"%s\",\"options\":[\"rbind\",\"ro\"]}],"
+            "\"linux\":{\"maskedPaths\":[\"/etc/masked\",\"/missing\"],\"readonlyPaths\":[\"/etc\"]}}",
+            hostdir);
+  cfg = parse (json);
+  CHECK (cfg != NULL);
+  if (cfg == NULL)
+    return;
+  before = count_mounts_under (dir);
+  pid = fork ();
+  if (pid == 0)
+    {
+      rootfs_ctx ctx = { .cfg = cfg, .rootfs = root, .bundle = dir, .console_slave_fd = -1 };
+      if (unshare (CLONE_NEWNS) < 0)
+        _exit (9);
+      _exit (child_checks (&ctx));
+    }
+  CHECK (waitpid (pid, &status, 0) == pid);
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    fprintf (stderr, "  child failed check %d\n", WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+  CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  /* the host is untouched: nothing created through the symlink, no mount left */
+  snprintf (p, sizeof p, "%s/x", hostdir);
+  CHECK (access (p, F_OK) < 0);
+  snprintf (p, sizeof p, "%s/%s/x", root, hostdir);
+  CHECK (access (p, F_OK) == 0); /* ... but inside the rootfs */
+  CHECK (before == 0 && count_mounts_under (dir) == 0);
+  oci_config_free (cfg);
+  snprintf (p, sizeof p, "rm -rf '%s'", dir);
+  CHECK (system (p) == 0);
+}
+
+UNIT_MAIN (T (test_options_flags), T (test_options_clear), T (test_options_atime),
+           T (test_options_bind_and_data), T (test_options_propagation), T (test_options_recursive),
+           T (test_options_idmap), T (test_options_full_table_known), T (test_clean_split),
+           T (test_resolve_openat2), T (test_resolve_walk), T (test_create_openat2),
+           T (test_create_walk), T (test_validate), T (test_sysctl_validate),
+           T (test_rootfs_in_mount_ns))
