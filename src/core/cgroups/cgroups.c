@@ -1,41 +1,626 @@
-/* STUB until the cgroups work lands: no cgroups at all. */
+/* cgroups: the manager — which hierarchies, creating and removing the container's
+   cgroups, joining them, and the serialized form kept in the container's state. */
 #include <config.h>
-#include <stdlib.h>
-#include <string.h>
-#include "cgroups.h"
 
-struct cgroup_manager
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../log.h"
+#include "../utils.h"
+#include "internal.h"
+
+#define SERIAL_MAGIC "ocisbx-cgroups 1"
+
+static void
+hier_free (cg_hier *h)
 {
-  char *path;
-};
+  free (h->name);
+  free (h->controllers);
+  free (h->path);
+  free (h->dir);
+}
+
+void
+cgroup_manager_free (cgroup_manager *m)
+{
+  if (m == NULL)
+    return;
+  for (size_t i = 0; i < m->n; i++)
+    hier_free (&m->h[i]);
+  free (m->h);
+  free (m->fs_root);
+  free (m->path);
+  free (m);
+}
+
+static void
+manager_freep (cgroup_manager **m)
+{
+  cgroup_manager_free (*m);
+}
+#define cleanup_manager __attribute__ ((cleanup (manager_freep)))
+
+cgroup_layout
+cgroup_manager_layout (const cgroup_manager *m)
+{
+  return m->layout;
+}
+
+const char *
+cgroup_path (const cgroup_manager *m)
+{
+  return m->path;
+}
+
+const char *
+cgroup_path_in (const cgroup_manager *m, const char *hierarchy)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      const cg_hier *h = &m->h[i];
+      if (hierarchy == NULL || hierarchy[0] == '\0' ? h->v2 : strcmp (h->name, hierarchy) == 0)
+        return h->path;
+    }
+  return NULL;
+}
+
+cg_hier *
+cg_unified (const cgroup_manager *m)
+{
+  for (size_t i = 0; i < m->n; i++)
+    if (m->h[i].v2)
+      return &m->h[i];
+  return NULL;
+}
+
+cg_hier *
+cg_find (const cgroup_manager *m, const char *c)
+{
+  if (m->layout == CGROUP_LAYOUT_V2)
+    return cg_unified (m);
+  for (size_t i = 0; i < m->n; i++)
+    if (!m->h[i].v2 && cg_has_controller (m->h[i].controllers, c))
+      return &m->h[i];
+  return NULL;
+}
+
+cg_hier *
+cg_main (const cgroup_manager *m)
+{
+  static const char *const pref[] = { "freezer", "pids", "memory", "cpu", "name=systemd" };
+  cg_hier *h = cg_unified (m);
+  if (h)
+    return h;
+  for (size_t i = 0; i < sizeof pref / sizeof pref[0]; i++)
+    if ((h = cg_find (m, pref[i])))
+      return h;
+  return m->n ? &m->h[0] : NULL;
+}
+
+static cg_hier *
+add_hier (cgroup_manager *m, const char *name, const char *controllers, bool v2)
+{
+  cg_hier *h;
+  m->h = realloc (m->h, (m->n + 1) * sizeof *m->h);
+  if (m->h == NULL)
+    abort ();
+  h = &m->h[m->n++];
+  memset (h, 0, sizeof *h);
+  h->name = xstrdup (name);
+  h->controllers = xstrdup (controllers);
+  h->v2 = v2;
+  return h;
+}
+
+static void
+set_dir (const cgroup_manager *m, cg_hier *h)
+{
+  free (h->dir);
+  if (strcmp (h->path, "/") == 0)
+    h->dir = h->name[0] ? xasprintf ("%s/%s", m->fs_root, h->name) : xstrdup (m->fs_root);
+  else
+    h->dir = h->name[0] ? xasprintf ("%s/%s%s", m->fs_root, h->name, h->path)
+                        : xasprintf ("%s%s", m->fs_root, h->path);
+}
+
+static bool
+is_dir (const char *p)
+{
+  struct stat st;
+  return stat (p, &st) == 0 && S_ISDIR (st.st_mode);
+}
+
+/* The hierarchies the container joins: on v1 every mounted one from our own
+   /proc/self/cgroup (including named ones such as name=systemd), on hybrid also
+   the unified one, on v2 the single cgroup2 tree. */
+static int
+find_hierarchies (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err)
+{
+  cg_own *own = NULL;
+  size_t nown = 0;
+  bool need_own = m->layout != CGROUP_LAYOUT_V2
+                  || (!cc->systemd && cc->cgroups_path && cc->cgroups_path[0] && cc->cgroups_path[0] != '/');
+  const char *own_v2 = "/";
+  int ret = 0;
+
+  if (need_own && cg_read_own (cc->proc_cgroup ? cc->proc_cgroup : "/proc/self/cgroup", &own, &nown, err) < 0)
+    return -1;
+  for (size_t i = 0; i < nown; i++)
+    if (own[i].controllers[0] == '\0')
+      own_v2 = own[i].path;
+
+  if (m->layout == CGROUP_LAYOUT_V2)
+    {
+      cg_hier *h = add_hier (m, "", "", true);
+      h->path = cg_resolve_path (cc, own_v2, err);
+      if (h->path == NULL)
+        ret = -1;
+      goto out;
+    }
+  for (size_t i = 0; i < nown; i++)
+    {
+      cleanup_free char *name = NULL;
+      cleanup_free char *mnt = NULL;
+      cg_hier *h;
+      bool dup = false;
+
+      if (own[i].controllers[0] == '\0')
+        continue;
+      name = cg_v1_dirname (own[i].controllers);
+      for (size_t j = 0; j < m->n; j++)
+        dup |= strcmp (m->h[j].name, name) == 0;
+      mnt = xasprintf ("%s/%s", m->fs_root, name);
+      if (dup || !is_dir (mnt))
+        {
+          log_debug ("cgroups: hierarchy %s not mounted at `%s`, skipped", own[i].controllers, mnt);
+          continue;
+        }
+      h = add_hier (m, name, own[i].controllers, false);
+      h->path = cg_resolve_path (cc, own[i].path, err);
+      if (h->path == NULL)
+        {
+          ret = -1;
+          goto out;
+        }
+    }
+  if (m->layout == CGROUP_LAYOUT_HYBRID)
+    {
+      cg_hier *h = add_hier (m, "unified", "", true);
+      h->path = cg_resolve_path (cc, own_v2, err);
+      if (h->path == NULL)
+        ret = -1;
+    }
+ out:
+  cg_own_free (own, nown);
+  return ret;
+}
+
+/* Unit-test trees: a new cgroup gets (empty) control files named as its parent's,
+   as the kernel would create them. */
+static void
+fake_populate (const char *dir)
+{
+  cleanup_free char *parent = xstrdup (dir);
+  cleanup_dir DIR *d = NULL;
+  struct dirent *de;
+  char *slash = strrchr (parent, '/');
+
+  if (slash == NULL)
+    return;
+  *slash = '\0';
+  d = opendir (parent);
+  while (d && (de = readdir (d)))
+    {
+      cleanup_free char *f = NULL;
+      int fd;
+      if (de->d_type != DT_REG)
+        continue;
+      f = xasprintf ("%s/%s", dir, de->d_name);
+      fd = open (f, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+      if (fd >= 0)
+        close (fd);
+    }
+}
+
+/* mkdir -p of the container's cgroup in H, counting the components we created.
+   Between levels: on v2 the parent's subtree_control, on v1 cpuset the parent's
+   cpus and mems. */
+static int
+create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err **err)
+{
+  for (int attempt = 0;; attempt++)
+    {
+      cleanup_free char *cur = h->name[0] ? xasprintf ("%s/%s", m->fs_root, h->name) : xstrdup (m->fs_root);
+      cleanup_free char *copy = xstrdup (h->path);
+      char *save = NULL;
+      unsigned depth = 0, ncomp = 0;
+      bool lost_race = false;
+
+      h->created = 0;
+      for (char *c = copy; *c; c++)
+        ncomp += *c == '/' && c[1] != '\0';
+      for (char *c = strtok_r (copy, "/", &save); c; c = strtok_r (NULL, "/", &save))
+        {
+          char *next = xasprintf ("%s/%s", cur, c);
+          depth++;
+          if (h->v2 && m->layout == CGROUP_LAYOUT_V2 && cg_v2_enable_level (m, cur, res, err) < 0)
+            {
+              free (next);
+              return -1;
+            }
+          free (cur);
+          cur = next;
+          if (mkdir (cur, 0755) == 0)
+            {
+              if (m->fake)
+                fake_populate (cur);
+              if (h->created == 0)
+                h->created = ncomp - depth + 1;
+              if (!h->v2 && cg_has_controller (h->controllers, "cpuset")
+                  && cg_v1_cpuset_init (m, cur, err) < 0)
+                return -1;
+              continue;
+            }
+          if (errno == EEXIST && h->created == 0)
+            continue;
+          if (errno == ENOENT && h->created == 0 && attempt < 5)
+            {
+              /* A parent shared with another container vanished under us. */
+              lost_race = true;
+              break;
+            }
+          return err_set (err, errno, "cgroups: mkdir `%s`", cur);
+        }
+      if (!lost_race)
+        return 0;
+    }
+}
+
+static int
+apply_resources (cgroup_manager *m, const oci_resources *res, const oci_device *devs, size_t ndevs,
+                 bool update, ocisbx_err **err)
+{
+  cleanup_free cg_dev_rule *rules = NULL;
+  size_t nrules = 0;
+  static const oci_resources empty;
+
+  if (res == NULL)
+    res = &empty;
+  if (m->layout == CGROUP_LAYOUT_V2)
+    {
+      if (cg_apply_v2 (m, res, update, err) < 0)
+        return -1;
+    }
+  else if (cg_apply_v1 (m, res, update, err) < 0)
+    return -1;
+  if (res->unified.len > 0 && cg_apply_unified (m, res, err) < 0)
+    return -1;
+
+  /* Devices: at create always (deny all, the rules, the default allow list); on
+     update only when the update carries rules. */
+  if ((update && res->devices_len == 0) || m->rootless)
+    return 0;
+  if (cg_dev_rules (res, devs, ndevs, true, &rules, &nrules, err) < 0)
+    return -1;
+  if (m->layout == CGROUP_LAYOUT_V2)
+    {
+      cg_hier *u = cg_unified (m);
+      if (m->fake)
+        return 0;
+      if (cg_ebpf_attach (u->dir, rules, nrules, err) < 0)
+        return err_wrap (err, ".linux.resources.devices");
+      return 0;
+    }
+  if (cg_find (m, "devices") == NULL)
+    {
+      if (res->devices_len == 0)
+        return 0;
+      return err_set (err, 0, ".linux.resources.devices: the devices cgroup controller is not mounted");
+    }
+  return cg_devices_v1 (m, rules, nrules, err);
+}
+
+static void
+pick_path (cgroup_manager *m)
+{
+  cg_hier *h = cg_main (m);
+  free (m->path);
+  m->path = xstrdup (h ? h->path : "/");
+}
 
 int
 cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
 {
-  *out = calloc (1, sizeof **out);
-  (*out)->path = strdup ("/");
+  cleanup_manager cgroup_manager *m = xmalloc0 (sizeof *m);
+
+  m->fs_root = xstrdup (cc->fs_root ? cc->fs_root : CG_DEFAULT_ROOT);
+  m->layout = cc->layout != CGROUP_LAYOUT_AUTO ? cc->layout : cgroup_detect_layout (m->fs_root);
+  m->fake = cc->layout != CGROUP_LAYOUT_AUTO;
+  m->rootless = cc->rootless;
+
+  if (m->layout == CGROUP_LAYOUT_V1 && cc->resources && cc->resources->unified.len > 0)
+    return err_set (err, 0, ".linux.resources.unified: requires cgroup v2 (this host has cgroup v1)");
+  if (find_hierarchies (m, cc, err) < 0)
+    return -1;
+  if (m->n == 0)
+    return err_set (err, ENOENT, "cgroups: no cgroup hierarchy mounted under `%s`", m->fs_root);
+  for (size_t i = 0; i < m->n; i++)
+    set_dir (m, &m->h[i]);
+  pick_path (m);
+
+  for (size_t i = 0; i < m->n; i++)
+    if (create_one (m, &m->h[i], cc->resources, err) < 0)
+      {
+        int e = (*err)->errnum;
+        if (!m->rootless || (e != EACCES && e != EPERM && e != EROFS))
+          goto fail;
+        /* Rootless: live without this hierarchy; resources that need it fail later. */
+        log_debug ("cgroups: rootless, skipping %s: %s", m->h[i].name, (*err)->msg);
+        err_freep (err);
+        hier_free (&m->h[i]);
+        memmove (&m->h[i], &m->h[i + 1], (m->n - i - 1) * sizeof *m->h);
+        m->n--;
+        i--;
+      }
+  pick_path (m);
+  if (apply_resources (m, cc->resources, cc->devices, cc->devices_len, false, err) < 0)
+    goto fail;
+  log_debug ("cgroups: %s layout, cgroup %s", cgroup_layout_name (m->layout), m->path);
+  *out = steal_ptr (&m);
+  return 0;
+
+ fail:
+  {
+    cleanup_err ocisbx_err *e2 = NULL;
+    cgroup_destroy (m, &e2);
+  }
+  return -1;
+}
+
+int
+cgroup_enter (cgroup_manager *m, pid_t pid, ocisbx_err **err)
+{
+  char buf[32];
+  snprintf (buf, sizeof buf, "%d", (int) pid);
+  for (size_t i = 0; i < m->n; i++)
+    if (cg_write_h (m, &m->h[i], "cgroup.procs", buf, err) < 0)
+      return err_wrap (err, "cgroups: join %s", m->h[i].name[0] ? m->h[i].name : "cgroup2");
   return 0;
 }
-int cgroup_enter (cgroup_manager *m, pid_t pid, ocisbx_err **err) { return 0; }
-const char *cgroup_path (const cgroup_manager *m) { return m->path; }
-char *cgroup_serialize (const cgroup_manager *m) { return strdup (""); }
+
+/* Serialized form, one item per line:
+     ocisbx-cgroups 1
+     layout hybrid
+     fake 0
+     h CREATED NAME<TAB>CONTROLLERS<TAB>V2<TAB>PATH                  */
+char *
+cgroup_serialize (const cgroup_manager *m)
+{
+  char *s = xasprintf (SERIAL_MAGIC "\nlayout %s\nfake %d\nrootless %d\n", cgroup_layout_name (m->layout),
+                       m->fake, m->rootless);
+  for (size_t i = 0; i < m->n; i++)
+    {
+      const cg_hier *h = &m->h[i];
+      char *n = xasprintf ("%sh %u %s\t%s\t%d\t%s\n", s, h->created, h->name, h->controllers, h->v2, h->path);
+      free (s);
+      s = n;
+    }
+  return s;
+}
+
 int
 cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, ocisbx_err **err)
 {
-  *out = calloc (1, sizeof **out);
-  (*out)->path = strdup ("/");
+  cleanup_manager cgroup_manager *m = xmalloc0 (sizeof *m);
+  cleanup_free char *copy = xstrdup (serialized ? serialized : "");
+  char *save = NULL;
+  char *line = strtok_r (copy, "\n", &save);
+
+  m->fs_root = xstrdup (fs_root ? fs_root : CG_DEFAULT_ROOT);
+  if (line == NULL || strcmp (line, SERIAL_MAGIC) != 0)
+    return err_set (err, EINVAL, "cgroups: unknown serialized state \"%.40s\"", serialized ? serialized : "");
+  while ((line = strtok_r (NULL, "\n", &save)))
+    {
+      if (strncmp (line, "layout ", 7) == 0)
+        {
+          const char *l = line + 7;
+          m->layout = strcmp (l, "v1") == 0       ? CGROUP_LAYOUT_V1
+                      : strcmp (l, "hybrid") == 0 ? CGROUP_LAYOUT_HYBRID
+                      : strcmp (l, "v2") == 0     ? CGROUP_LAYOUT_V2
+                                                  : CGROUP_LAYOUT_AUTO;
+        }
+      else if (strncmp (line, "fake ", 5) == 0)
+        m->fake = line[5] == '1';
+      else if (strncmp (line, "rootless ", 9) == 0)
+        m->rootless = line[9] == '1';
+      else if (strncmp (line, "h ", 2) == 0)
+        {
+          char *f[4];
+          unsigned created;
+          char *p = line + 2, *end;
+          cg_hier *h;
+
+          created = strtoul (p, &end, 10);
+          if (*end != ' ')
+            return err_set (err, EINVAL, "cgroups: bad serialized line \"%s\"", line);
+          p = end + 1;
+          for (int k = 0; k < 4; k++)
+            {
+              f[k] = p;
+              p = k < 3 ? strchr (p, '\t') : NULL;
+              if (k < 3 && p == NULL)
+                return err_set (err, EINVAL, "cgroups: bad serialized line \"%s\"", line);
+              if (p)
+                *p++ = '\0';
+            }
+          h = add_hier (m, f[0], f[1], f[2][0] == '1');
+          h->created = created;
+          h->path = xstrdup (f[3]);
+          set_dir (m, h);
+        }
+    }
+  if (m->layout == CGROUP_LAYOUT_AUTO || (m->n == 0 && !m->rootless))
+    return err_set (err, EINVAL, "cgroups: incomplete serialized state");
+  pick_path (m);
+  *out = steal_ptr (&m);
   return 0;
 }
-int cgroup_destroy (cgroup_manager *m, ocisbx_err **err) { return 0; }
-void
-cgroup_manager_free (cgroup_manager *m)
+
+static int
+remove_hier (cgroup_manager *m, cg_hier *h, ocisbx_err **err)
 {
-  if (m)
-    free (m->path);
-  free (m);
+  cleanup_free char *dir = NULL;
+
+  if (h->created == 0)
+    return 0;
+  if (cg_remove_tree (m, h->dir, err) < 0)
+    return -1;
+  /* The parents we created, as long as nobody else uses them. */
+  dir = xstrdup (h->dir);
+  for (unsigned k = 1; k < h->created; k++)
+    {
+      char *slash = strrchr (dir, '/');
+      if (slash == NULL)
+        break;
+      *slash = '\0';
+      if (m->fake)
+        cg_fake_clear (dir);
+      if (rmdir (dir) < 0)
+        break;
+    }
+  return 0;
 }
-int cgroup_pids (cgroup_manager *m, pid_t **pids, size_t *n, ocisbx_err **err) { return err_set (err, 0, "cgroups: not implemented"); }
-int cgroup_kill_all (cgroup_manager *m, int sig, ocisbx_err **err) { return err_set (err, 0, "cgroups: not implemented"); }
-int cgroup_freeze (cgroup_manager *m, bool freeze, ocisbx_err **err) { return err_set (err, 0, "cgroups: not implemented"); }
-int cgroup_is_frozen (cgroup_manager *m, bool *frozen, ocisbx_err **err) { *frozen = false; return 0; }
-int cgroup_update (cgroup_manager *m, const oci_resources *res, ocisbx_err **err) { return err_set (err, 0, "cgroups: not implemented"); }
+
+int
+cgroup_destroy (cgroup_manager *m, ocisbx_err **err)
+{
+  int ret = 0;
+  cg_hier *u = cg_unified (m);
+  cleanup_err ocisbx_err *e0 = NULL;
+  bool frozen = false;
+
+  /* A paused container: kill and thaw first, or its tasks never leave. */
+  if (!m->fake && cgroup_is_frozen (m, &frozen, &e0) == 0 && frozen)
+    cgroup_kill_all (m, SIGKILL, &e0);
+  err_freep (&e0);
+  /* cgroup2 first: cgroup.kill empties the cgroup in one write. */
+  if (u && remove_hier (m, u, err) < 0)
+    ret = -1;
+  for (size_t i = 0; i < m->n; i++)
+    {
+      cleanup_err ocisbx_err *e = NULL;
+      if (&m->h[i] == u)
+        continue;
+      if (remove_hier (m, &m->h[i], ret == 0 ? err : &e) < 0)
+        ret = -1;
+    }
+  return ret;
+}
+
+int
+cgroup_pids (cgroup_manager *m, pid_t **pids, size_t *n, ocisbx_err **err)
+{
+  cg_hier *h = cg_main (m);
+  if (h == NULL)
+    {
+      *pids = NULL;
+      *n = 0;
+      return 0;
+    }
+  if (cg_read_pids (h->dir, true, pids, n, err) < 0)
+    return err_wrap (err, "cgroups: list processes");
+  return 0;
+}
+
+/* v1 freezer: frozen tasks do not die until thawed, so a SIGKILL to a paused
+   container thaws it afterwards; other signals wait for resume. */
+int
+cgroup_kill_all (cgroup_manager *m, int sig, ocisbx_err **err)
+{
+  cg_hier *u = cg_unified (m);
+  cg_hier *fr = m->layout == CGROUP_LAYOUT_V2 ? NULL : cg_find (m, "freezer");
+  cleanup_free pid_t *pids = NULL;
+  cleanup_err ocisbx_err *e = NULL;
+  bool was_frozen = false, froze = false;
+  size_t n = 0;
+
+  if (fr && cgroup_is_frozen (m, &was_frozen, &e) < 0)
+    err_freep (&e);
+  if (u && sig == SIGKILL)
+    {
+      cleanup_free char *kf = cg_file (u, "cgroup.kill");
+      if (access (kf, F_OK) == 0)
+        {
+          if (cg_write_file (m, kf, "1", err) < 0)
+            return -1;
+          if (was_frozen)
+            cg_v1_freeze (m, fr, false, &e);
+          return 0;
+        }
+    }
+  /* v1: freeze so that nothing forks between listing and signalling. */
+  if (fr && !was_frozen)
+    froze = cg_v1_freeze (m, fr, true, &e) == 0;
+  err_freep (&e);
+  if (cgroup_pids (m, &pids, &n, err) < 0)
+    {
+      if (froze)
+        cg_v1_freeze (m, fr, false, &e);
+      return -1;
+    }
+  for (size_t i = 0; i < n; i++)
+    if (kill (pids[i], sig) < 0 && errno != ESRCH)
+      log_warning ("cgroups: kill %d: %s", (int) pids[i], strerror (errno));
+  if (froze || (was_frozen && sig == SIGKILL))
+    cg_v1_freeze (m, fr, false, &e);
+  return 0;
+}
+
+int
+cgroup_freeze (cgroup_manager *m, bool freeze, ocisbx_err **err)
+{
+  cg_hier *h = m->layout == CGROUP_LAYOUT_V2 ? NULL : cg_find (m, "freezer");
+  if (h)
+    return cg_v1_freeze (m, h, freeze, err);
+  if ((h = cg_unified (m)))
+    return cg_v2_freeze (m, h, freeze, err);
+  return err_set (err, ENOTSUP, "cgroups: no freezer (neither the v1 freezer nor cgroup2 is mounted)");
+}
+
+int
+cgroup_is_frozen (cgroup_manager *m, bool *frozen, ocisbx_err **err)
+{
+  cg_hier *h = m->layout == CGROUP_LAYOUT_V2 ? NULL : cg_find (m, "freezer");
+  cleanup_free char *s = NULL;
+  cleanup_err ocisbx_err *e = NULL;
+
+  *frozen = false;
+  if (h)
+    {
+      if (cg_read_h (h, "freezer.state", &s, &e) < 0)
+        return e->errnum == ENOENT ? 0 : (*err = steal_ptr (&e), -1);
+      *frozen = strncmp (s, "FROZEN", 6) == 0;
+      return 0;
+    }
+  if ((h = cg_unified (m)))
+    {
+      if (cg_read_h (h, "cgroup.freeze", &s, &e) < 0)
+        return e->errnum == ENOENT ? 0 : (*err = steal_ptr (&e), -1);
+      *frozen = s[0] == '1';
+    }
+  return 0;
+}
+
+int
+cgroup_update (cgroup_manager *m, const oci_resources *res, ocisbx_err **err)
+{
+  if (m->layout == CGROUP_LAYOUT_V1 && res && res->unified.len > 0)
+    return err_set (err, 0, ".linux.resources.unified: requires cgroup v2 (this host has cgroup v1)");
+  return apply_resources (m, res, NULL, 0, true, err);
+}

@@ -9,12 +9,21 @@
 #define OCISBX_CGROUPS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "../error.h"
 #include "ocispec.h"
 
 typedef struct cgroup_manager cgroup_manager;
+
+typedef enum cgroup_layout
+{
+  CGROUP_LAYOUT_AUTO = 0, /* detect from fs_root (statfs of fs_root and fs_root/unified) */
+  CGROUP_LAYOUT_V1,
+  CGROUP_LAYOUT_HYBRID, /* v1 controllers + a controller-less cgroup2 at fs_root/unified */
+  CGROUP_LAYOUT_V2,
+} cgroup_layout;
 
 typedef struct cgroup_config
 {
@@ -23,6 +32,14 @@ typedef struct cgroup_config
   const char *cgroups_path; /* linux.cgroupsPath, may be NULL */
   bool systemd;             /* --systemd-cgroup: "slice:prefix:name" */
   const oci_resources *resources; /* may be NULL */
+  /* Optional (zero = default): */
+  cgroup_layout layout;     /* forced layout; != AUTO also means fs_root is a plain directory
+                               tree (unit tests): writes skip the cgroupfs check, no eBPF */
+  const char *proc_cgroup;  /* the runtime's own cgroups file, default "/proc/self/cgroup" */
+  const oci_device *devices; /* linux.devices: each is allowed "rwm" in the device cgroup */
+  size_t devices_len;
+  bool rootless; /* unprivileged: a hierarchy we may not write is skipped (error only if
+                    resources need it); no device cgroup */
 } cgroup_config;
 
 /* Detect the layout, create the cgroups, apply the resources. */
@@ -31,6 +48,10 @@ int cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **er
 int cgroup_enter (cgroup_manager *m, pid_t pid, ocisbx_err **err);
 /* The path (relative to each hierarchy root) of the container's cgroup, e.g. "/ocisbx/abc". */
 const char *cgroup_path (const cgroup_manager *m);
+/* The path in one hierarchy ("memory", "cpu,cpuacct", "systemd", "unified"; NULL or ""
+   for the cgroup2 tree): differs from cgroup_path () only for relative cgroupsPaths,
+   which are under the runtime's own cgroup of each hierarchy.  NULL if not joined. */
+const char *cgroup_path_in (const cgroup_manager *m, const char *hierarchy);
 /* Serialize for the state file / load it back. */
 char *cgroup_serialize (const cgroup_manager *m);
 int cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, ocisbx_err **err);
@@ -44,5 +65,33 @@ int cgroup_kill_all (cgroup_manager *m, int sig, ocisbx_err **err);
 int cgroup_freeze (cgroup_manager *m, bool freeze, ocisbx_err **err);
 int cgroup_is_frozen (cgroup_manager *m, bool *frozen, ocisbx_err **err);
 int cgroup_update (cgroup_manager *m, const oci_resources *res, ocisbx_err **err);
+
+/* The detected layout (cheap: two statfs). */
+cgroup_layout cgroup_detect_layout (const char *fs_root);
+cgroup_layout cgroup_manager_layout (const cgroup_manager *m);
+const char *cgroup_layout_name (cgroup_layout l); /* "v1" "hybrid" "v2" */
+
+/* Statistics for `events --stats` (fields are 0 when the kernel lacks them). */
+typedef struct cgroup_stats
+{
+  uint64_t cpu_usage_total, cpu_usage_user, cpu_usage_kernel; /* nanoseconds */
+  uint64_t *cpu_percpu; size_t cpu_percpu_len;
+  uint64_t cpu_throttling_periods, cpu_throttled_periods, cpu_throttled_time;
+  uint64_t mem_usage, mem_max_usage, mem_limit, mem_failcnt, mem_cache;
+  uint64_t swap_usage, swap_limit;
+  uint64_t kernel_usage;
+  uint64_t pids_current, pids_limit; /* limit 0: unlimited */
+  uint64_t oom_kill;
+  char **mem_raw_keys; uint64_t *mem_raw_values; size_t mem_raw_len; /* memory.stat */
+  uint64_t blkio_read_bytes, blkio_write_bytes;
+} cgroup_stats;
+
+int cgroup_stats_read (cgroup_manager *m, cgroup_stats *st, ocisbx_err **err);
+void cgroup_stats_free (cgroup_stats *st);
+/* An fd (O_CLOEXEC, owned by the caller) that becomes readable when the container's
+   memory cgroup hits OOM; call cgroup_oom_ack () after each readiness to consume it.
+   Returns 1 when an OOM kill happened since the last ack, 0 for a spurious wakeup. */
+int cgroup_oom_fd (cgroup_manager *m, ocisbx_err **err);
+int cgroup_oom_ack (cgroup_manager *m, int fd, ocisbx_err **err);
 
 #endif

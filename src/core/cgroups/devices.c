@@ -1,0 +1,167 @@
+/* cgroups: the device rules (resources.devices, linux.devices, the default allow
+   list) and their v1 form (devices.allow / devices.deny). */
+#include <config.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../utils.h"
+#include "internal.h"
+
+/* What every container may use, as other runtimes allow. */
+static const cg_dev_rule default_rules[] = {
+  { true, 'c', -1, -1, CG_DEV_MKNOD },
+  { true, 'b', -1, -1, CG_DEV_MKNOD },
+  { true, 'c', 1, 3, CG_DEV_ALL },   /* /dev/null */
+  { true, 'c', 1, 5, CG_DEV_ALL },   /* /dev/zero */
+  { true, 'c', 1, 7, CG_DEV_ALL },   /* /dev/full */
+  { true, 'c', 1, 8, CG_DEV_ALL },   /* /dev/random */
+  { true, 'c', 1, 9, CG_DEV_ALL },   /* /dev/urandom */
+  { true, 'c', 5, 0, CG_DEV_ALL },   /* /dev/tty */
+  { true, 'c', 5, 1, CG_DEV_ALL },   /* /dev/console */
+  { true, 'c', 5, 2, CG_DEV_ALL },   /* /dev/ptmx */
+  { true, 'c', 136, -1, CG_DEV_ALL }, /* /dev/pts/N */
+};
+
+int
+cg_parse_access (const char *s, unsigned *out)
+{
+  unsigned a = 0;
+  if (s == NULL || s[0] == '\0')
+    {
+      *out = CG_DEV_ALL;
+      return 0;
+    }
+  for (const char *p = s; *p; p++)
+    switch (*p)
+      {
+      case 'r':
+        a |= CG_DEV_READ;
+        break;
+      case 'w':
+        a |= CG_DEV_WRITE;
+        break;
+      case 'm':
+        a |= CG_DEV_MKNOD;
+        break;
+      default:
+        return -1;
+      }
+  *out = a;
+  return 0;
+}
+
+static void
+push (cg_dev_rule **v, size_t *n, cg_dev_rule r)
+{
+  *v = realloc (*v, (*n + 1) * sizeof **v);
+  if (*v == NULL)
+    abort ();
+  (*v)[(*n)++] = r;
+}
+
+int
+cg_dev_rules (const oci_resources *r, const oci_device *devs, size_t ndevs, bool defaults, cg_dev_rule **out,
+              size_t *n, ocisbx_err **err)
+{
+  cleanup_free cg_dev_rule *v = NULL;
+  size_t len = 0;
+
+  for (size_t i = 0; r && i < r->devices_len; i++)
+    {
+      const oci_device_cgroup *d = &r->devices[i];
+      cg_dev_rule rule = { .allow = d->allow, .type = 'a', .major = -1, .minor = -1 };
+      if (d->type && d->type[0])
+        {
+          if (strlen (d->type) != 1 || strchr ("acb", d->type[0]) == NULL)
+            return err_set (err, 0, ".linux.resources.devices[%zu].type: invalid \"%s\"", i, d->type);
+          rule.type = d->type[0];
+        }
+      if (cg_parse_access (d->access, &rule.access) < 0)
+        return err_set (err, 0, ".linux.resources.devices[%zu].access: invalid \"%s\"", i, d->access);
+      if (d->major && *d->major >= 0)
+        rule.major = *d->major;
+      if (d->minor && *d->minor >= 0)
+        rule.minor = *d->minor;
+      push (&v, &len, rule);
+    }
+  for (size_t i = 0; i < ndevs; i++)
+    {
+      const oci_device *d = &devs[i];
+      cg_dev_rule rule = { .allow = true, .major = d->major, .minor = d->minor, .access = CG_DEV_ALL };
+      if (d->type == NULL)
+        continue;
+      if (strcmp (d->type, "b") == 0)
+        rule.type = 'b';
+      else if (strcmp (d->type, "c") == 0 || strcmp (d->type, "u") == 0)
+        rule.type = 'c';
+      else
+        continue; /* fifos need no device cgroup rule */
+      push (&v, &len, rule);
+    }
+  for (size_t i = 0; defaults && i < sizeof default_rules / sizeof default_rules[0]; i++)
+    push (&v, &len, default_rules[i]);
+  *out = steal_ptr (&v);
+  *n = len;
+  return 0;
+}
+
+static void
+fmt_num (char *buf, size_t len, int64_t v)
+{
+  if (v < 0)
+    snprintf (buf, len, "*");
+  else
+    snprintf (buf, len, "%" PRId64, v);
+}
+
+/* "c 1:3 rwm" */
+void
+cg_dev_rule_v1 (const cg_dev_rule *r, char type, char *buf, size_t len)
+{
+  char ma[24], mi[24], acc[4];
+  size_t k = 0;
+  fmt_num (ma, sizeof ma, r->major);
+  fmt_num (mi, sizeof mi, r->minor);
+  if (r->access & CG_DEV_READ)
+    acc[k++] = 'r';
+  if (r->access & CG_DEV_WRITE)
+    acc[k++] = 'w';
+  if (r->access & CG_DEV_MKNOD)
+    acc[k++] = 'm';
+  acc[k] = '\0';
+  snprintf (buf, len, "%c %s:%s %s", type, ma, mi, acc);
+}
+
+/* Deny everything, then each rule in order.  A type "a" rule for all devices
+   switches the default (the kernel ignores its numbers and access); one with
+   numbers applies to both char and block devices. */
+int
+cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err)
+{
+  if (cg_set (m, "devices", "devices.deny", "a", false, ".linux.resources.devices", err) < 0)
+    return -1;
+  for (size_t i = 0; i < n; i++)
+    {
+      const cg_dev_rule *r = &rules[i];
+      const char *file = r->allow ? "devices.allow" : "devices.deny";
+      char buf[96];
+      if (r->access == 0)
+        continue;
+      if (r->type == 'a' && r->major < 0 && r->minor < 0)
+        {
+          if (cg_set (m, "devices", file, "a", false, ".linux.resources.devices", err) < 0)
+            return -1;
+          continue;
+        }
+      for (const char *t = r->type == 'a' ? "cb" : (r->type == 'c' ? "c" : "b"); *t; t++)
+        {
+          cg_dev_rule_v1 (r, *t, buf, sizeof buf);
+          if (cg_set (m, "devices", file, buf, false, ".linux.resources.devices", err) < 0)
+            return -1;
+        }
+    }
+  return 0;
+}

@@ -1,0 +1,145 @@
+/* cgroups internals shared by the files of src/core/cgroups/ (not for other areas). */
+#ifndef OCISBX_CGROUPS_INTERNAL_H
+#define OCISBX_CGROUPS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgroups.h"
+
+#define CG_DEFAULT_ROOT "/sys/fs/cgroup"
+
+/* One hierarchy the container is in. */
+typedef struct cg_hier
+{
+  char *name;        /* directory under fs_root: "memory", "cpu,cpuacct", "systemd", "unified";
+                        "" for the v2 root itself */
+  char *controllers; /* as in /proc/self/cgroup: "memory", "name=systemd"; "" for cgroup2 */
+  char *path;        /* the container's cgroup relative to the hierarchy root: "/ocisbx/abc" */
+  char *dir;         /* absolute directory of that cgroup */
+  unsigned created;  /* trailing components of path created by us (0: pre-existing) */
+  bool v2;           /* a cgroup2 hierarchy (v2, or hybrid's unified) */
+} cg_hier;
+
+struct cgroup_manager
+{
+  cgroup_layout layout;
+  bool fake; /* plain directory tree (unit tests) */
+  bool rootless;
+  char *fs_root;
+  char *path; /* cgroup_path (): the unified one when there is one, else the first */
+  cg_hier *h;
+  size_t n;
+  uint64_t oom_seen; /* v2 OOM events: the last oom_kill count seen */
+};
+
+/* ---- layout.c ---- */
+/* Own cgroups: parsed lines of /proc/self/cgroup. */
+typedef struct cg_own
+{
+  char *controllers; /* "" for the cgroup2 line */
+  char *path;
+} cg_own;
+int cg_read_own (const char *file, cg_own **out, size_t *n, ocisbx_err **err);
+void cg_own_free (cg_own *o, size_t n);
+/* The directory name under fs_root of a v1 hierarchy ("name=systemd" -> "systemd"). */
+char *cg_v1_dirname (const char *controllers);
+/* Does the comma list CONTROLLERS contain C? */
+bool cg_has_controller (const char *controllers, const char *c);
+
+/* ---- path.c ---- */
+/* Resolve linux.cgroupsPath into a cgroup path (always starting with "/", normalized).
+   OWN is the runtime's own cgroup in that hierarchy (for relative paths). */
+char *cg_resolve_path (const cgroup_config *cc, const char *own, ocisbx_err **err);
+/* "a-b.slice" -> "/a.slice/a-b.slice" ("-.slice" -> ""). */
+char *cg_expand_slice (const char *slice, ocisbx_err **err);
+
+/* ---- fsio.c ---- */
+char *cg_file (const cg_hier *h, const char *file);
+int cg_write_file (const cgroup_manager *m, const char *path, const char *value, ocisbx_err **err);
+int cg_write_h (const cgroup_manager *m, const cg_hier *h, const char *file, const char *value,
+                ocisbx_err **err);
+int cg_read_h (const cg_hier *h, const char *file, char **out, ocisbx_err **err);
+/* Read a single unsigned number ("max" -> UINT64_MAX). */
+int cg_read_u64 (const cg_hier *h, const char *file, uint64_t *out, ocisbx_err **err);
+/* "key value" lines: the value of KEY, or -1 (no err) when absent. */
+int cg_read_keyed (const cg_hier *h, const char *file, const char *key, uint64_t *out, ocisbx_err **err);
+/* Pids listed in cgroup.procs of DIR and, recursively, of its sub-cgroups. */
+int cg_read_pids (const char *dir, bool recursive, pid_t **pids, size_t *n, ocisbx_err **err);
+/* Unit-test trees: remove the regular files standing in for control files. */
+void cg_fake_clear (const char *dir);
+/* Remove the cgroup DIR and its sub-cgroups, killing what is left in them. */
+int cg_remove_tree (const cgroup_manager *m, const char *dir, ocisbx_err **err);
+
+/* ---- lookups (cgroups.c) ---- */
+/* The hierarchy that carries controller C (v1), or the cgroup2 one on v2; NULL if none. */
+cg_hier *cg_find (const cgroup_manager *m, const char *c);
+cg_hier *cg_unified (const cgroup_manager *m);
+/* The hierarchy used to list processes. */
+cg_hier *cg_main (const cgroup_manager *m);
+
+/* ---- v1.c / v2.c ---- */
+/* A new v1 cpuset cgroup DIR gets its parent's cpus and mems (it cannot take tasks
+   while they are empty). */
+int cg_v1_cpuset_init (const cgroup_manager *m, const char *dir, ocisbx_err **err);
+/* Enable in DIR's cgroup.subtree_control the controllers DIR has (best effort: a
+   controller that stays missing shows up as an error naming the resource). */
+int cg_v2_enable_level (const cgroup_manager *m, const char *dir, const oci_resources *res,
+                        ocisbx_err **err);
+int cg_v1_freeze (cgroup_manager *m, cg_hier *h, bool freeze, ocisbx_err **err);
+int cg_v2_freeze (cgroup_manager *m, cg_hier *h, bool freeze, ocisbx_err **err);
+
+/* ---- resources ---- */
+/* A write with error reporting in terms of the config field.  When the controller
+   or the file is missing: error naming FIELD, unless NOOP (the value asks nothing). */
+int cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const char *value, bool noop,
+            const char *field, ocisbx_err **err);
+int cg_apply_v1 (cgroup_manager *m, const oci_resources *r, bool update, ocisbx_err **err);
+int cg_apply_v2 (cgroup_manager *m, const oci_resources *r, bool update, ocisbx_err **err);
+int cg_set_pids (cgroup_manager *m, const oci_pids *p, ocisbx_err **err); /* v1 and v2 */
+int cg_set_rdma (cgroup_manager *m, const oci_resources *r, ocisbx_err **err); /* v1 and v2 */
+int cg_check_page_size (const char *ps, size_t i, ocisbx_err **err);
+int cg_apply_unified (cgroup_manager *m, const oci_resources *r, ocisbx_err **err);
+
+/* ---- convert.c: the kernel's unit conversions ---- */
+uint64_t cg_shares_to_weight (uint64_t shares);   /* 0 -> 0 (unset) */
+uint64_t cg_blkio_to_io_weight (uint64_t weight); /* 0 -> 0 (unset) */
+/* v2 memory.swap.max from the spec's memory+swap value; *out == -1 means "max",
+   returns 1 when there is nothing to write. */
+int cg_swap_v2 (const int64_t *limit, const int64_t *swap, int64_t *out,
+                ocisbx_err **err);
+/* "-1" -> "max" for v2 style values. */
+void cg_fmt_max (char *buf, size_t len, int64_t v);
+
+/* ---- devices ---- */
+enum
+{
+  CG_DEV_MKNOD = 1, /* the BPF_DEVCG_ACC_* bits */
+  CG_DEV_READ = 2,
+  CG_DEV_WRITE = 4,
+  CG_DEV_ALL = 7,
+};
+typedef struct cg_dev_rule
+{
+  bool allow;
+  char type;     /* 'a' 'c' 'b' */
+  int64_t major; /* -1: any */
+  int64_t minor;
+  unsigned access;
+} cg_dev_rule;
+/* The full list: resources.devices, then linux.devices, then the default allow list. */
+int cg_dev_rules (const oci_resources *r, const oci_device *devs, size_t ndevs, bool defaults,
+                  cg_dev_rule **out, size_t *n, ocisbx_err **err);
+int cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err);
+
+/* ebpf_devices.c */
+struct bpf_insn;
+/* Compile RULES (evaluated last match wins, "a *:* rwm" resetting the default) into a
+   BPF_PROG_TYPE_CGROUP_DEVICE program. */
+int cg_ebpf_build (const cg_dev_rule *rules, size_t n, struct bpf_insn **out, size_t *len);
+/* Load and attach to the cgroup2 directory DIR with BPF_F_ALLOW_MULTI, replacing
+   the programs attached before. */
+int cg_ebpf_attach (const char *dir, const cg_dev_rule *rules, size_t n, ocisbx_err **err);
+
+#endif

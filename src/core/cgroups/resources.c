@@ -1,0 +1,64 @@
+/* cgroups: writing one resource, with errors named after the config field;
+   linux.resources.unified (raw cgroup2 files). */
+#include <config.h>
+
+#include <errno.h>
+#include <string.h>
+
+#include "../utils.h"
+#include "internal.h"
+
+int
+cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const char *value, bool noop,
+        const char *field, ocisbx_err **err)
+{
+  cg_hier *h = cg_find (m, ctrl);
+  cleanup_err ocisbx_err *e = NULL;
+
+  if (h == NULL)
+    {
+      if (noop)
+        return 0;
+      return err_set (err, 0, "%s: the %s cgroup controller is not available", field, ctrl);
+    }
+  if (cg_write_h (m, h, file, value, &e) == 0)
+    return 0;
+  if (e->errnum == ENOENT)
+    {
+      if (noop)
+        return 0;
+      return err_set (err, 0, "%s: not supported by this kernel or not enabled (no `%s` in the %s controller)",
+                      field, file, ctrl);
+    }
+  *err = steal_ptr (&e);
+  return err_wrap (err, "%s: set %s to \"%s\"", field, file, value);
+}
+
+int
+cg_apply_unified (cgroup_manager *m, const oci_resources *r, ocisbx_err **err)
+{
+  cg_hier *u = cg_unified (m);
+
+  if (u == NULL)
+    return err_set (err, 0, ".linux.resources.unified: requires cgroup v2 (this host has cgroup v1)");
+  for (size_t i = 0; i < r->unified.len; i++)
+    {
+      const char *k = r->unified.keys[i];
+      const char *v = r->unified.values[i];
+      cleanup_err ocisbx_err *e = NULL;
+
+      if (k[0] == '\0' || k[0] == '.' || strchr (k, '/') || strchr (k, '.') == NULL)
+        return err_set (err, 0, ".linux.resources.unified[\"%s\"]: not a cgroup file name", k);
+      if (strncmp (k, "cgroup.", 7) == 0 && strcmp (k, "cgroup.freeze") != 0 && strcmp (k, "cgroup.type") != 0
+          && strcmp (k, "cgroup.max.depth") != 0 && strcmp (k, "cgroup.max.descendants") != 0)
+        return err_set (err, 0, ".linux.resources.unified[\"%s\"]: not settable", k);
+      if (cg_write_h (m, u, k, v, &e) == 0)
+        continue;
+      if (e->errnum == ENOENT)
+        return err_set (err, 0, ".linux.resources.unified[\"%s\"]: no such file (controller %.*s not available)", k,
+                        (int) strcspn (k, "."), k);
+      *err = steal_ptr (&e);
+      return err_wrap (err, ".linux.resources.unified[\"%s\"]", k);
+    }
+  return 0;
+}

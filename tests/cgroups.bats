@@ -1,0 +1,346 @@
+#!/usr/bin/env bats
+# cgroups: resources land in the container's cgroups, limits bite, cgroups go away with
+# the container, cgroupsPath forms, the hybrid layout, pause/resume, ps, update, events.
+
+load helpers/common
+
+is_v2() { [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]; }
+is_hybrid() { ! is_v2 && [ "$(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]; }
+
+# cg_rel CTRL PID: PID's cgroup path in controller CTRL ("" for the cgroup2 line).
+cg_rel() {
+	local ctrl=$1 pid=$2
+	if [ -z "$ctrl" ] || is_v2; then
+		awk -F: '$1 == "0" { print $3 }' "/proc/$pid/cgroup"
+	else
+		awk -F: -v c="$ctrl" '{ n = split($2, a, ","); for (i = 1; i <= n; i++) if (a[i] == c || a[i] == "name=" c) print $3 }' "/proc/$pid/cgroup"
+	fi
+}
+
+# cg_dir CTRL PID: the host directory of that cgroup.
+cg_dir() {
+	local rel
+	rel=$(cg_rel "$1" "$2")
+	if is_v2; then
+		echo "/sys/fs/cgroup$rel"
+	elif [ -z "$1" ]; then
+		echo "/sys/fs/cgroup/unified$rel"
+	else
+		echo "/sys/fs/cgroup/$1$rel"
+	fi
+}
+
+# all_cg_dirs PID: every cgroup directory PID is in (all hierarchies).
+all_cg_dirs() {
+	local line id ctrls rel name
+	while IFS= read -r line; do
+		id=${line%%:*}
+		ctrls=${line#*:}
+		rel=${ctrls#*:}
+		ctrls=${ctrls%%:*}
+		if [ -z "$ctrls" ]; then
+			if is_v2; then echo "/sys/fs/cgroup$rel"; elif is_hybrid; then echo "/sys/fs/cgroup/unified$rel"; fi
+			continue
+		fi
+		name=${ctrls#name=}
+		[ -d "/sys/fs/cgroup/$name" ] && echo "/sys/fs/cgroup/$name$rel"
+	done <"/proc/$1/cgroup"
+}
+
+create_started() {
+	create_container "$CID"
+	runtime start "$CID"
+	wait_for_status "$CID" running
+}
+
+mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_bytes; fi; }
+
+@test "memory: the limit lands in the container's memory cgroup" {
+	config_set linux.resources.memory '{"limit": 33554432}'
+	set_args sleep 100
+	create_container "$CID"
+	pid=$(container_pid "$CID")
+	[ "$(cat "$(cg_dir memory "$pid")/$(mem_limit_file)")" = 33554432 ]
+	[ "$(cg_rel memory "$pid")" != / ]
+}
+
+@test "pids: the limit bounds a fork loop" {
+	config_set linux.resources.pids '{"limit": 10}'
+	set_args sh -c 'i=0; while [ $i -lt 40 ]; do sleep 60 & i=$((i+1)); done; echo survived'
+	run run_container "$CID"
+	echo "$output"
+	[[ "$output" == *"fork"* ]] || [[ "$output" == *"Resource temporarily unavailable"* ]]
+	[[ "$output" != *survived* ]]
+}
+
+@test "pids: the limit is visible in pids.max" {
+	config_set linux.resources.pids '{"limit": 17}'
+	set_args sleep 100
+	create_container "$CID"
+	pid=$(container_pid "$CID")
+	[ "$(cat "$(cg_dir pids "$pid")/pids.max")" = 17 ]
+}
+
+@test "delete: every cgroup of the container is removed" {
+	set_args sleep 100
+	create_started
+	pid=$(container_pid "$CID")
+	mapfile -t dirs < <(all_cg_dirs "$pid")
+	[ "${#dirs[@]}" -ge 1 ]
+	for d in "${dirs[@]}"; do [ -d "$d" ]; done
+	runtime kill "$CID" KILL
+	wait_for_status "$CID" stopped
+	runtime delete "$CID"
+	for d in "${dirs[@]}"; do
+		echo "$d"
+		[ ! -e "$d" ]
+	done
+}
+
+@test "delete --force: a running container's cgroups are removed, processes killed" {
+	set_args sh -c 'sleep 100 & sleep 100'
+	create_started
+	pid=$(container_pid "$CID")
+	mapfile -t dirs < <(all_cg_dirs "$pid")
+	runtime delete --force "$CID"
+	! kill -0 "$pid" 2>/dev/null
+	for d in "${dirs[@]}"; do [ ! -e "$d" ]; done
+}
+
+@test "delete: the default cgroup parent is ocisbx/<id>" {
+	requires_ocisbx "default cgroup path"
+	set_args sleep 100
+	create_container "$CID"
+	pid=$(container_pid "$CID")
+	[ "$(cg_rel memory "$pid")" = "/ocisbx/$CID" ]
+	runtime delete --force "$CID"
+	[ ! -e "/sys/fs/cgroup/memory/ocisbx/$CID" ] && [ ! -e "/sys/fs/cgroup/ocisbx/$CID" ]
+}
+
+@test "cgroupsPath: an absolute path is used in every hierarchy" {
+	config_set linux.cgroupsPath "\"/$CID/sub\""
+	set_args sleep 100
+	create_container "$CID"
+	pid=$(container_pid "$CID")
+	while IFS= read -r line; do
+		echo "$line"
+		[ "${line##*:}" = "/$CID/sub" ]
+	done < <(grep -v -e '^0::' -e ':misc:' -e ':perf_event:' -e ':net_cls' "/proc/$pid/cgroup")
+	runtime delete --force "$CID"
+	[ ! -e "/sys/fs/cgroup/memory/$CID/sub" ]
+}
+
+@test "cgroupsPath: a relative path is under the runtime's own cgroup" {
+	requires_ocisbx "relative cgroupsPath placement"
+	config_set linux.cgroupsPath "\"$CID-rel\""
+	set_args sleep 100
+	create_container "$CID"
+	pid=$(container_pid "$CID")
+	own=$(cg_rel memory $$)
+	[ "$(cg_rel memory "$pid")" = "${own%/}/$CID-rel" ]
+	runtime delete --force "$CID"
+	[ ! -e "/sys/fs/cgroup/memory${own%/}/$CID-rel" ]
+}
+
+@test "cgroupsPath: \"..\" is rejected, naming the field" {
+	requires_ocisbx "error message"
+	config_set linux.cgroupsPath '"/ocit/../../etc"'
+	run create_container "$CID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *".linux.cgroupsPath"* ]]
+}
+
+@test "cgroupsPath: --systemd-cgroup slice:prefix:name maps onto cgroupfs" {
+	requires_ocisbx "systemd paths without systemd"
+	config_set linux.cgroupsPath "\"ocit-a.slice::$CID\""
+	set_args sleep 100
+	OCIT_TAG="$CID" "$OCI_RUNTIME" --root "$ROOT" --systemd-cgroup create -b "$BUNDLE" "$CID" </dev/null >/dev/null 2>"$TESTDIR/err" || { cat "$TESTDIR/err"; false; }
+	pid=$(container_pid "$CID")
+	[ "$(cg_rel memory "$pid")" = "/ocit.slice/ocit-a.slice/$CID.scope" ]
+	runtime delete --force "$CID"
+	[ ! -e /sys/fs/cgroup/memory/ocit.slice ] || [ ! -e "/sys/fs/cgroup/memory/ocit.slice/ocit-a.slice/$CID.scope" ]
+}
+
+@test "hybrid: the container joins the unified hierarchy too" {
+	is_hybrid || skip "not a hybrid cgroup layout"
+	set_args sleep 100
+	create_container "$CID"
+	pid=$(container_pid "$CID")
+	unified=$(cg_rel "" "$pid")
+	[ "$unified" != / ]
+	[ "$unified" = "$(cg_rel pids "$pid")" ]
+	[ -d "/sys/fs/cgroup/unified$unified" ]
+	runtime delete --force "$CID"
+	[ ! -e "/sys/fs/cgroup/unified$unified" ]
+}
+
+@test "devices: the default list allows /dev/null and denies what it does not list" {
+	config_add mounts '{"destination": "/dev/fuse", "type": "bind", "source": "/dev/fuse", "options": ["bind"]}'
+	set_args sh -c 'echo x >/dev/null && echo null-ok; : </dev/fuse && echo fuse-opened; true'
+	run run_container "$CID"
+	echo "$output"
+	[[ "$output" == *null-ok* ]]
+	[[ "$output" != *fuse-opened* ]]
+	[[ "$output" == *"not permitted"* ]]
+}
+
+@test "devices: a resources.devices rule allows a device" {
+	config_add mounts '{"destination": "/dev/fuse", "type": "bind", "source": "/dev/fuse", "options": ["bind"]}'
+	config_add linux.resources.devices '{"allow": true, "type": "c", "major": 10, "minor": 229, "access": "r"}'
+	set_args sh -c ': </dev/fuse && echo fuse-read; : >>/dev/fuse && echo fuse-write; true'
+	run run_container "$CID"
+	echo "$output"
+	[[ "$output" == *fuse-read* ]]
+	[[ "$output" != *fuse-write* ]]
+}
+
+@test "resources: a controller the kernel lacks is an error naming the field" {
+	requires_ocisbx "error message"
+	if is_v2; then
+		grep -qw hugetlb /sys/fs/cgroup/cgroup.controllers && skip "hugetlb available"
+	else
+		[ -d /sys/fs/cgroup/hugetlb ] && skip "hugetlb available"
+	fi
+	config_set linux.resources.hugepageLimits '[{"pageSize": "2MB", "limit": 4194304}]'
+	run create_container "$CID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *".linux.resources.hugepageLimits"* ]]
+	# nothing left behind
+	[ ! -e "/sys/fs/cgroup/memory/ocisbx/$CID" ] && [ ! -e "/sys/fs/cgroup/ocisbx/$CID" ]
+}
+
+@test "resources: unified needs cgroup v2 files and names the key" {
+	requires_ocisbx "error message"
+	is_v2 && skip "memory.high exists on v2"
+	config_set linux.resources.unified '{"memory.high": "1000000"}'
+	run create_container "$CID"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *".linux.resources.unified"* ]]
+}
+
+@test "pause and resume: frozen, state paused, then running again" {
+	set_args sleep 100
+	create_started
+	pid=$(container_pid "$CID")
+	runtime pause "$CID"
+	[ "$(container_status "$CID")" = paused ]
+	if is_v2; then
+		[ "$(cat "$(cg_dir "" "$pid")/cgroup.freeze")" = 1 ]
+	else
+		[ "$(cat "$(cg_dir freezer "$pid")/freezer.state")" = FROZEN ]
+	fi
+	grep -q '^State:.*T\|^State:.*S\|^State:.*D' "/proc/$pid/status"
+	runtime resume "$CID"
+	[ "$(container_status "$CID")" = running ]
+	if ! is_v2; then
+		[ "$(cat "$(cg_dir freezer "$pid")/freezer.state")" = THAWED ]
+	fi
+	run runtime resume "$CID"
+	[ "$status" -ne 0 ]
+}
+
+@test "pause: a paused container can be killed and deleted" {
+	set_args sleep 100
+	create_started
+	runtime pause "$CID"
+	runtime delete --force "$CID"
+	run runtime state "$CID"
+	[ "$status" -ne 0 ]
+}
+
+@test "ps: lists the container's processes, table and json" {
+	set_args sh -c 'sleep 100 & sleep 101'
+	create_started
+	pid=$(container_pid "$CID")
+	sleep 0.3
+	run runtime ps "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *PID* ]]
+	[ "${#lines[@]}" -eq 3 ]
+	[[ "$output" == *"sleep 101"* ]]
+	run runtime ps --format json "$CID"
+	[ "$status" -eq 0 ]
+	echo "$output" | "$PYTHON" -c "import json,sys; p=json.load(sys.stdin); assert $pid in p and len(p) == 2, p"
+	run runtime ps "$CID" -o pid,comm
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *PID*COMMAND* ]]
+	[ "${#lines[@]}" -eq 3 ]
+}
+
+@test "update: flags change memory, pids and cpu limits" {
+	config_set linux.resources.memory '{"limit": 33554432}'
+	set_args sleep 100
+	create_started
+	pid=$(container_pid "$CID")
+	runtime update --memory 64M --memory-swap 128M --pids-limit 20 --cpu-share 512 --cpu-quota 20000 --cpu-period 100000 "$CID"
+	[ "$(cat "$(cg_dir memory "$pid")/$(mem_limit_file)")" = 67108864 ]
+	[ "$(cat "$(cg_dir pids "$pid")/pids.max")" = 20 ]
+	if is_v2; then
+		[ "$(cat "$(cg_dir cpu "$pid")/cpu.max")" = "20000 100000" ]
+		[ "$(cat "$(cg_dir memory "$pid")/memory.swap.max")" = 67108864 ]
+	else
+		[ "$(cat "$(cg_dir cpu "$pid")/cpu.shares")" = 512 ]
+		[ "$(cat "$(cg_dir cpu "$pid")/cpu.cfs_quota_us")" = 20000 ]
+		[ "$(cat "$(cg_dir memory "$pid")/memory.memsw.limit_in_bytes")" = 134217728 ]
+	fi
+}
+
+@test "update: a memory limit above memory+swap names what to raise (v1)" {
+	requires_ocisbx "error message"
+	is_v2 && skip "no memory+swap coupling on cgroup v2"
+	config_set linux.resources.memory '{"limit": 33554432, "swap": 67108864}'
+	set_args sleep 100
+	create_started
+	run runtime update --memory 128M "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"memory.swap"* ]]
+	runtime update --memory 128M --memory-swap 256M "$CID"
+	[ "$(cat "$(cg_dir memory "$(container_pid "$CID")")/memory.limit_in_bytes")" = 134217728 ]
+}
+
+@test "update: --resources - reads the resources JSON from stdin" {
+	set_args sleep 100
+	create_started
+	pid=$(container_pid "$CID")
+	echo '{"pids": {"limit": 30}, "memory": {"limit": 50331648}}' | runtime update --resources - "$CID"
+	[ "$(cat "$(cg_dir pids "$pid")/pids.max")" = 30 ]
+	[ "$(cat "$(cg_dir memory "$pid")/$(mem_limit_file)")" = 50331648 ]
+	echo '{"pids": {"limit": 31}}' >"$TESTDIR/res.json"
+	runtime update --resources "$TESTDIR/res.json" "$CID"
+	[ "$(cat "$(cg_dir pids "$pid")/pids.max")" = 31 ]
+}
+
+@test "update: a stopped or unknown container is an error" {
+	run runtime update --pids-limit 10 "$CID-nope"
+	[ "$status" -ne 0 ]
+}
+
+@test "events --stats: one stats event with memory and pids" {
+	set_args sh -c 'sleep 100 & sleep 100'
+	create_started
+	sleep 0.2
+	run runtime events --stats "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "$output" | "$PYTHON" -c '
+import json, sys
+e = json.loads(sys.stdin.read())
+assert e["type"] == "stats", e
+d = e["data"]
+assert d["pids"]["current"] >= 2, d["pids"]
+assert d["memory"]["usage"]["usage"] > 0, d["memory"]
+assert d["cpu"]["usage"]["total"] > 0, d["cpu"]'
+}
+
+@test "events: an OOM kill is reported" {
+	config_set linux.resources.memory '{"limit": 16777216, "swap": 16777216}'
+	set_args sh -c 'sleep 1; x=$(head -c 100000000 /dev/zero | tr "\0" a); sleep 100'
+	create_started
+	timeout 15 "$OCI_RUNTIME" --root "$ROOT" events --interval 1s "$CID" >"$TESTDIR/events" 2>&1 &
+	for _ in $(seq 1 100); do grep -q '"oom"' "$TESTDIR/events" && break; sleep 0.1; done
+	cat "$TESTDIR/events"
+	grep -q '"type":"oom"\|"type": "oom"' "$TESTDIR/events"
+}

@@ -1,0 +1,229 @@
+/* Shared by the cgroups unit tests: fake cgroup trees and small file helpers. */
+#ifndef OCISBX_TEST_CGROUPS_H
+#define OCISBX_TEST_CGROUPS_H
+
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/bpf.h>
+#include <signal.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "ocispec.h"
+#include "core/cgroups/cgroups.h"
+#include "core/cgroups/internal.h"
+#include "core/utils.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+/* ---- helpers ---- */
+
+static __attribute__ ((unused)) void
+put (const char *root, const char *rel, const char *content)
+{
+  char *p = xasprintf ("%s/%s", root, rel);
+  char *d = xstrdup (p);
+  for (char *s = d + strlen (root) + 1; (s = strchr (s, '/')); s++)
+    {
+      *s = '\0';
+      mkdir (d, 0755);
+      *s = '/';
+    }
+  int fd = open (p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0)
+    {
+      write_all (fd, content, strlen (content));
+      close (fd);
+    }
+  free (d);
+  free (p);
+}
+
+static __attribute__ ((unused)) void
+mkdirs (const char *root, const char *rel)
+{
+  char *tmp = xasprintf ("%s/.keep", rel);
+  put (root, tmp, "");
+  free (tmp);
+  tmp = xasprintf ("%s/%s/.keep", root, rel);
+  unlink (tmp);
+  free (tmp);
+}
+
+static __attribute__ ((unused)) char *
+slurp (const char *root, const char *rel)
+{
+  char *p = xasprintf ("%s/%s", root, rel);
+  char *out = NULL;
+  ocisbx_err *err = NULL;
+  if (read_file_at (AT_FDCWD, p, &out, NULL, &err) < 0)
+    {
+      err_free (err);
+      out = NULL;
+    }
+  free (p);
+  return out;
+}
+
+#define CHECK_FILE(root, rel, want)                                                                \
+  do                                                                                               \
+    {                                                                                              \
+      char *_c = slurp (root, rel);                                                                \
+      CHECK_STR (_c, want);                                                                        \
+      free (_c);                                                                                   \
+    }                                                                                              \
+  while (0)
+
+static __attribute__ ((unused)) bool
+exists (const char *root, const char *rel)
+{
+  char *p = xasprintf ("%s/%s", root, rel);
+  bool r = access (p, F_OK) == 0;
+  free (p);
+  return r;
+}
+
+static __attribute__ ((unused)) char *
+mktree (void)
+{
+  char tmpl[] = "/tmp/ocisbx-cgtest.XXXXXX";
+  char *d = mkdtemp (tmpl);
+  return d ? xstrdup (d) : NULL;
+}
+
+static __attribute__ ((unused)) void
+rmtree (char *d)
+{
+  char *cmd = xasprintf ("rm -rf '%s'", d);
+  if (system (cmd) != 0)
+    fprintf (stderr, "cleanup of %s failed\n", d);
+  free (cmd);
+  free (d);
+}
+
+static __attribute__ ((unused)) oci_config *
+parse (const char *json)
+{
+  void *out = NULL;
+  char *err = NULL;
+  if (ocispec_parse (&oci_config_type, "config.json", json, strlen (json), &out, &err) < 0)
+    {
+      fprintf (stderr, "  parse: %s\n", err);
+      free (err);
+      return NULL;
+    }
+  return out;
+}
+
+static __attribute__ ((unused)) const oci_resources *
+res_of (oci_config *c)
+{
+  return c && c->linux_ ? c->linux_->resources : NULL;
+}
+
+static const char *v1_ctrls[] = { "cpu,cpuacct", "cpuset", "memory", "devices", "freezer", "blkio",
+                                  "pids", "systemd", "net_cls,net_prio", "hugetlb", "rdma" };
+
+static __attribute__ ((unused)) char *
+v1_tree (const char *leaf, bool with_files)
+{
+  char *root = mktree ();
+  put (root, "self_cgroup",
+       "12:rdma:/\n11:hugetlb:/\n10:net_cls,net_prio:/\n9:name=systemd:/user.slice/s1\n8:pids:/\n"
+       "7:blkio:/\n6:freezer:/\n5:devices:/\n4:memory:/mine\n3:cpuset:/\n2:cpu,cpuacct:/\n"
+       "1:perf_event:/\n0::/\n");
+  for (size_t i = 0; i < sizeof v1_ctrls / sizeof v1_ctrls[0]; i++)
+    mkdirs (root, v1_ctrls[i]);
+  for (size_t i = 0; i < sizeof v1_ctrls / sizeof v1_ctrls[0]; i++)
+    {
+      char *p = xasprintf ("%s/cgroup.procs", v1_ctrls[i]);
+      put (root, p, "");
+      free (p);
+      if (with_files)
+        {
+          p = xasprintf ("%s%s/cgroup.procs", v1_ctrls[i], leaf);
+          put (root, p, "");
+          free (p);
+        }
+    }
+  put (root, "devices/devices.allow", "");
+  put (root, "devices/devices.deny", "");
+  put (root, "cpuset/cpuset.cpus", "0-1\n");
+  put (root, "cpuset/cpuset.mems", "0\n");
+  if (with_files)
+    {
+      static const char *files[] = {
+        "memory/memory.limit_in_bytes", "memory/memory.memsw.limit_in_bytes", "memory/memory.soft_limit_in_bytes",
+        "memory/memory.swappiness", "memory/memory.oom_control", "memory/memory.use_hierarchy",
+        "memory/memory.kmem.tcp.limit_in_bytes", "memory/memory.usage_in_bytes",
+        "cpu,cpuacct/cpu.shares", "cpu,cpuacct/cpu.cfs_quota_us", "cpu,cpuacct/cpu.cfs_period_us",
+        "cpu,cpuacct/cpu.cfs_burst_us", "cpu,cpuacct/cpu.rt_runtime_us", "cpu,cpuacct/cpu.rt_period_us",
+        "cpu,cpuacct/cpu.idle", "cpuset/cpuset.cpus", "cpuset/cpuset.mems", "pids/pids.max",
+        "blkio/blkio.bfq.weight", "blkio/blkio.leaf_weight", "blkio/blkio.bfq.weight_device",
+        "blkio/blkio.leaf_weight_device", "blkio/blkio.throttle.read_bps_device",
+        "blkio/blkio.throttle.write_bps_device", "blkio/blkio.throttle.read_iops_device",
+        "blkio/blkio.throttle.write_iops_device", "hugetlb/hugetlb.2MB.limit_in_bytes",
+        "net_cls,net_prio/net_cls.classid", "net_cls,net_prio/net_prio.ifpriomap", "rdma/rdma.max",
+        "devices/devices.allow", "devices/devices.deny", "freezer/freezer.state",
+      };
+      for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        {
+          const char *slash = strchr (files[i], '/');
+          char *p = xasprintf ("%.*s%s%s", (int) (slash - files[i]), files[i], leaf, slash);
+          put (root, p, strcmp (files[i], "memory/memory.usage_in_bytes") == 0 ? "4096\n" : "");
+          free (p);
+        }
+    }
+  return root;
+}
+
+static __attribute__ ((unused)) char *
+v2_tree (void)
+{
+  char *root = mktree ();
+  static const char *files[] = {
+    "memory.max", "memory.swap.max", "memory.low", "cpu.weight", "cpu.max", "cpu.max.burst", "cpu.idle",
+    "cpuset.cpus", "cpuset.mems", "pids.max", "io.weight", "io.max", "hugetlb.2MB.max", "hugetlb.2MB.rsvd.max",
+    "rdma.max", "memory.high", "cgroup.procs", "cgroup.freeze", "memory.current",
+  };
+  put (root, "self_cgroup", "0::/user.slice/me\n");
+  put (root, "cgroup.controllers", "cpuset cpu io memory hugetlb pids rdma misc\n");
+  put (root, "cgroup.subtree_control", "");
+  put (root, "ocisbx/cgroup.controllers", "cpuset cpu io memory hugetlb pids rdma\n");
+  put (root, "ocisbx/cgroup.subtree_control", "cpu memory\n");
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+    {
+      char *p = xasprintf ("ocisbx/t2/%s", files[i]);
+      put (root, p, strcmp (files[i], "cpu.max") == 0 ? "max 100000\n" : "");
+      free (p);
+    }
+  return root;
+}
+
+static __attribute__ ((unused)) bool
+is_cgroup2 (const char *p)
+{
+  struct statfs s;
+  return statfs (p, &s) == 0 && s.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+static __attribute__ ((unused)) int
+try_open (const char *path, int flags)
+{
+  int fd = open (path, flags | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  close (fd);
+  return 0;
+}
+
+#endif
