@@ -1,0 +1,575 @@
+/* create: the parent's side of the pipeline (the child's is container_init.c). */
+#include <config.h>
+#include "container_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hooks.h"
+#include "log.h"
+#include "lsm.h"
+#include "pathres.h"
+#include "sync.h"
+#include "terminal.h"
+#include "utils.h"
+
+/* ---- preparing: nothing on the system is touched here ---- */
+
+static char *
+absolute_path (const char *path)
+{
+  char cwd[PATH_MAX];
+  cleanup_free char *joined = NULL;
+
+  if (path[0] == '/')
+    return pathres_clean (path);
+  if (getcwd (cwd, sizeof cwd) == NULL)
+    return NULL;
+  joined = xasprintf ("%s/%s", cwd, path);
+  return pathres_clean (joined);
+}
+
+static int
+parse_config (create_ctx *c, ocisbx_err **err)
+{
+  char *msg = NULL;
+
+  if (oci_config_parse_file (c->config_path, &c->cfg, &msg) < 0)
+    return err_take (err, 0, msg ? msg : xstrdup ("config.json: cannot parse"));
+  return 0;
+}
+
+static int
+validate_root (create_ctx *c, ocisbx_err **err)
+{
+  const oci_root *root = c->cfg->root;
+  cleanup_free char *joined = NULL;
+  struct stat st;
+
+  if (root == NULL || root->path == NULL || root->path[0] == '\0')
+    return err_set (err, 0, "config.json: .root.path: required");
+  joined = root->path[0] == '/' ? xstrdup (root->path) : xasprintf ("%s/%s", c->bundle, root->path);
+  c->rootfs = realpath (joined, NULL);
+  if (c->rootfs == NULL)
+    return err_set (err, errno, "config.json: .root.path: `%s`", joined);
+  if (stat (c->rootfs, &st) < 0 || !S_ISDIR (st.st_mode))
+    return err_set (err, ENOTDIR, "config.json: .root.path: `%s`", joined);
+  return 0;
+}
+
+static int
+validate_namespaces (create_ctx *c, ocisbx_err **err)
+{
+  const oci_linux *lx = c->cfg->linux_;
+  int flags, any = 0;
+
+  if (ns_prepare (lx, &c->ns, err) < 0)
+    return -1;
+  flags = c->ns.new_flags;
+  for (size_t i = 0; i < c->ns.n_joins; i++)
+    any |= c->ns.joins[i].flag;
+  any |= flags;
+  c->userns = (any & CLONE_NEWUSER) != 0;
+  if (!(flags & CLONE_NEWNS))
+    return err_set (err, 0, "config.json: .linux.namespaces: a new mount namespace is required");
+  if (c->cfg->hostname && c->cfg->hostname[0] && !(any & CLONE_NEWUTS))
+    return err_set (err, 0, "config.json: .hostname: setting the hostname needs a uts namespace of the container");
+  if (c->cfg->domainname && c->cfg->domainname[0] && !(any & CLONE_NEWUTS))
+    return err_set (err, 0, "config.json: .domainname: setting the domainname needs a uts namespace of the container");
+  if (flags & CLONE_NEWUSER)
+    {
+      if (lx->uid_mappings_len == 0 || lx->gid_mappings_len == 0)
+        return err_set (err, 0, "config.json: .linux.uidMappings/gidMappings: a new user namespace needs both");
+    }
+  else if (lx && (lx->uid_mappings_len || lx->gid_mappings_len))
+    return err_set (err, 0, "config.json: .linux.uidMappings: given without a new user namespace");
+  return 0;
+}
+
+static int
+validate_terminal (create_ctx *c, bool foreground, ocisbx_err **err)
+{
+  const container_opts *o = c->o;
+
+  if (c->proc.terminal)
+    {
+      if (o->console_socket == NULL && !foreground)
+        return err_set (err, 0, "process.terminal is true but there is no --console-socket to send the "
+                                "terminal to (the container would have no terminal)");
+      c->relay = o->console_socket == NULL;
+    }
+  else if (o->console_socket)
+    return err_set (err, 0, "--console-socket given but process.terminal is false");
+  return 0;
+}
+
+/* LISTEN_FDS from systemd socket activation go on to the container, as in runc. */
+static int
+listen_fds (char ***env, ocisbx_err **err)
+{
+  const char *n = getenv ("LISTEN_FDS"), *pid = getenv ("LISTEN_PID");
+  long v;
+  char *end;
+
+  *env = NULL;
+  if (n == NULL || pid == NULL || atol (pid) != (long) getpid ())
+    return 0;
+  v = strtol (n, &end, 10);
+  if (*end || v <= 0 || v > 1024)
+    return 0;
+  *env = xmalloc0 (3 * sizeof (char *));
+  (*env)[0] = xasprintf ("LISTEN_FDS=%ld", v);
+  (*env)[1] = xstrdup ("LISTEN_PID=1");
+  return (int) v;
+}
+
+int
+create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_err **err)
+{
+  cleanup_strv char **extra_env = NULL;
+  int n_listen;
+
+  c->o = o;
+  if (state_validate_id (o->id, err) < 0)
+    return -1;
+  c->bundle = absolute_path (o->bundle ? o->bundle : ".");
+  if (c->bundle == NULL)
+    return err_set (err, errno, "bundle path");
+  c->config_path = xasprintf ("%s/config.json", c->bundle);
+  if (parse_config (c, err) < 0 || validate_root (c, err) < 0)
+    return -1;
+  n_listen = listen_fds (&extra_env, err);
+  c->preserve_fds = o->preserve_fds + n_listen;
+  if (process_prepare (c->cfg->process, "config.json", ".process", extra_env, &c->proc, err) < 0)
+    return -1;
+  if (c->cfg->linux_ && process_prepare_personality (c->cfg->linux_->personality, &c->proc, err) < 0)
+    return -1;
+  if (validate_namespaces (c, err) < 0 || validate_terminal (c, foreground, err) < 0)
+    return -1;
+  if (rootfs_validate_config (c->cfg, err) < 0)
+    return -1;
+  if (c->cfg->linux_ && c->cfg->linux_->seccomp && seccomp_validate (c->cfg->linux_->seccomp, err) < 0)
+    return -1;
+  if (lsm_validate (c->proc.apparmor_profile, c->proc.selinux_label, err) < 0)
+    return -1;
+  if (c->cfg->hooks)
+    {
+      const oci_hooks *h = c->cfg->hooks;
+      c->parent_hooks = h->prestart_len || h->create_runtime_len;
+      c->child_hooks = h->create_container_len || h->start_container_len;
+    }
+  c->pdeathsig = foreground && !o->detach;
+  return 0;
+}
+
+/* ---- the state document for hooks ---- */
+
+char *
+create_state_json (const create_ctx *c, const char *status)
+{
+  oci_state s = { 0 };
+  int32_t pid = c->pid;
+  char *json = NULL, *msg = NULL;
+
+  s.oci_version = c->cfg->oci_version;
+  s.id = (char *) c->o->id;
+  s.status = (char *) status;
+  s.pid = &pid;
+  s.bundle = c->bundle;
+  s.annotations = c->cfg->annotations;
+  if (oci_state_generate (&s, false, &json, NULL, &msg) < 0)
+    {
+      free (msg);
+      return xstrdup ("{}");
+    }
+  return json;
+}
+
+/* ---- the pipeline ---- */
+
+static const char *
+root_path (const container_opts *o)
+{
+  return o->root ? o->root : STATE_ROOT_DEFAULT;
+}
+
+static int
+claim_id (create_ctx *c, ocisbx_err **err)
+{
+  c->rootfd = state_root_open (c->o->root, true, err);
+  if (c->rootfd < 0)
+    return -1;
+  c->lockfd = state_dir_create (c->rootfd, c->o->id, err);
+  if (c->lockfd < 0)
+    return -1;
+  c->dir_created = true;
+  c->dirfd = openat (c->rootfd, c->o->id, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (c->dirfd < 0)
+    return err_set (err, errno, "open the state dir");
+  /* Writable by all: the init opens it after switching to process.user (as runc). */
+  if (mkfifoat (c->dirfd, STATE_FIFO, 0622) < 0 || fchmodat (c->dirfd, STATE_FIFO, 0622, 0) < 0)
+    return err_set (err, errno, "create the exec fifo");
+  return 0;
+}
+
+static int
+setup_cgroups (create_ctx *c, ocisbx_err **err)
+{
+  const oci_linux *lx = c->cfg->linux_;
+  cgroup_config cc = {
+    .fs_root = CGROUP_FS_ROOT,
+    .id = c->o->id,
+    .cgroups_path = lx ? lx->cgroups_path : NULL,
+    .systemd = c->o->systemd_cgroup,
+    .resources = lx ? lx->resources : NULL,
+    .devices = lx ? lx->devices : NULL,
+    .devices_len = lx ? lx->devices_len : 0,
+    .rootless = c->o->rootless,
+  };
+  if (cgroup_setup (&cc, &c->cgroup, err) < 0)
+    return err_wrap (err, "cgroups");
+  return 0;
+}
+
+static int
+prepare_seccomp (create_ctx *c, ocisbx_err **err)
+{
+  cleanup_free char *cache = NULL;
+
+  if (c->cfg->linux_ == NULL || c->cfg->linux_->seccomp == NULL)
+    return 0;
+  cache = xasprintf ("%s/seccomp-cache", root_path (c->o));
+  return seccomp_prepare (c->cfg->linux_->seccomp, cache, &c->seccomp, err);
+}
+
+static int
+clone_init (create_ctx *c, ocisbx_err **err)
+{
+  ns_saved saved;
+  int fds[2];
+  int r;
+
+  if (c->o->console_socket)
+    {
+      c->console_sock = terminal_connect_socket (c->o->console_socket, err);
+      if (c->console_sock < 0)
+        return -1;
+    }
+  if (sync_pair (fds, err) < 0)
+    return -1;
+  c->sync_parent = fds[0];
+  c->sync_child = fds[1];
+  c->rctx = (rootfs_ctx){
+    .cfg = c->cfg,
+    .rootfs = c->rootfs,
+    .bundle = c->bundle,
+    .console_slave_fd = -1, /* the pty is made after pivot_root: container_init.c */
+    .userns = c->userns,
+    .no_pivot = c->o->no_pivot,
+    .new_cgroupns = (c->ns.new_flags & CLONE_NEWCGROUP) != 0,
+    .cgroup_path = cgroup_path (c->cgroup),
+  };
+
+  cgroup_join_prepare (c->cgroup, CGROUP_FS_ROOT, &c->cgj);
+  r = ns_enter_for_clone (&c->ns, &saved, err);
+  if (r == 0)
+    {
+      c->pid = ns_clone (ns_clone_flags (&c->ns), c->cgj.usable ? c->cgj.v2_dir : -1, &c->pidfd, err);
+      if (c->pid < 0 && c->cgj.usable && c->cgj.v2_dir >= 0)
+        {
+          /* no CLONE_INTO_CGROUP here: the parent joins the cgroups the slow way */
+          err_freep (err);
+          cgroup_join_close (&c->cgj);
+          c->cgj.usable = false;
+          c->pid = ns_clone (ns_clone_flags (&c->ns), -1, &c->pidfd, err);
+        }
+      if (c->pid == 0)
+        container_init (c);
+      if (c->pid < 0)
+        {
+          c->pid = 0;
+          r = -1;
+        }
+    }
+  cgroup_join_close (&c->cgj); /* the child has its copies */
+  /* back to our own namespaces, whatever happened */
+  if (ns_leave (&saved, r == 0 ? err : NULL) < 0)
+    r = -1;
+  close (c->sync_child);
+  c->sync_child = -1;
+  return r;
+}
+
+/* With a joined user namespace and a new pid namespace the clone made an intermediate
+   process, which forks the init and reports its pid (container_init.c: fork_init). */
+static int
+adopt_grandchild (create_ctx *c, ocisbx_err **err)
+{
+  sync_msg m;
+  int fd;
+
+  if (!(c->ns.join_user && (c->ns.new_flags & CLONE_NEWPID)))
+    return 0;
+  if (sync_recv (c->sync_parent, SYNC_PID, &m, err) < 0)
+    return -1;
+  sync_msg_clear (&m);
+  while (waitpid (c->pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+  c->pid = m.value;
+  fd = syscall (SYS_pidfd_open, c->pid, 0);
+  if (c->pidfd >= 0)
+    close (c->pidfd);
+  c->pidfd = fd;
+  return 0;
+}
+
+static int
+init_environment (create_ctx *c, ocisbx_err **err)
+{
+  const oci_linux *lx = c->cfg->linux_;
+  cleanup_free char *payload = NULL;
+  size_t len = 0;
+
+  if (adopt_grandchild (c, err) < 0)
+    return -1;
+
+  if (proc_stat_start_time (c->pid, &c->start_time, NULL) < 0)
+    return err_set (err, ESRCH, "the container init exited at once");
+  if (c->ns.new_flags & CLONE_NEWUSER)
+    {
+      if (ns_write_id_maps (c->pid, lx->uid_mappings, lx->uid_mappings_len, lx->gid_mappings,
+                            lx->gid_mappings_len, geteuid () != 0, err) < 0)
+        return -1;
+    }
+  if (c->proc.has_oom_score_adj)
+    {
+      char path[64], val[16];
+      snprintf (path, sizeof path, "/proc/%d/oom_score_adj", (int) c->pid);
+      snprintf (val, sizeof val, "%d", c->proc.oom_score_adj);
+      if (write_proc_file (path, val, strlen (val), err) < 0)
+        return err_wrap (err, "process.oomScoreAdj");
+    }
+  if (!c->cgj.usable && cgroup_enter (c->cgroup, c->pid, err) < 0)
+    return err_wrap (err, "cgroups");
+  if (c->child_hooks)
+    {
+      /* "creating" for createContainer, NUL, "created" for startContainer */
+      cleanup_free char *a = create_state_json (c, "creating");
+      cleanup_free char *b = create_state_json (c, "created");
+      size_t la = strlen (a), lb = strlen (b);
+      payload = xmalloc0 (la + lb + 2);
+      memcpy (payload, a, la);
+      memcpy (payload + la + 1, b, lb);
+      len = la + lb + 2;
+    }
+  return sync_send (c->sync_parent, SYNC_GO, 0, payload, len, -1, err);
+}
+
+static int
+parent_hooks (create_ctx *c, ocisbx_err **err)
+{
+  const oci_hooks *h = c->cfg->hooks;
+  cleanup_free char *state = NULL;
+  sync_msg m;
+
+  if (!c->parent_hooks)
+    return 0;
+  if (sync_recv (c->sync_parent, SYNC_HOOKS, &m, err) < 0)
+    return -1;
+  sync_msg_clear (&m);
+  state = create_state_json (c, "creating");
+  if (hooks_run (h->prestart, h->prestart_len, state, "prestart", err) < 0
+      || hooks_run (h->create_runtime, h->create_runtime_len, state, "createRuntime", err) < 0)
+    return -1;
+  return sync_send (c->sync_parent, SYNC_HOOKS_DONE, 0, NULL, 0, -1, err);
+}
+
+static int
+seccomp_listener (create_ctx *c, ocisbx_err **err)
+{
+  cleanup_free char *state = NULL;
+  cleanup_close int nfd = -1;
+  sync_msg m;
+
+  if (c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp))
+    return 0;
+  if (sync_recv (c->sync_parent, SYNC_SECCOMP, &m, err) < 0)
+    return -1;
+  sync_msg_clear (&m);
+  nfd = seccomp_fetch_listener_fd (c->pid, m.value, err);
+  if (nfd < 0)
+    return -1;
+  state = create_state_json (c, "creating");
+  if (seccomp_send_listener_pid (c->cfg->linux_->seccomp, nfd, c->pid, state, err) < 0)
+    return -1;
+  return sync_send (c->sync_parent, SYNC_SECCOMP_ACK, 0, NULL, 0, -1, err);
+}
+
+static int
+wait_ready (create_ctx *c, ocisbx_err **err)
+{
+  sync_msg m;
+
+  if (sync_recv (c->sync_parent, SYNC_READY, &m, err) < 0)
+    return -1;
+  c->master = m.fd;
+  m.fd = -1;
+  sync_msg_clear (&m);
+  return 0;
+}
+
+static int
+write_pid_file (create_ctx *c, ocisbx_err **err)
+{
+  char buf[32];
+  int n;
+
+  if (c->o->pid_file == NULL)
+    return 0;
+  n = snprintf (buf, sizeof buf, "%d", (int) c->pid);
+  if (write_file_atomic_at (AT_FDCWD, c->o->pid_file, buf, n, 0644, err) < 0)
+    return err_wrap (err, "--pid-file");
+  return 0;
+}
+
+static int
+write_state (create_ctx *c, ocisbx_err **err)
+{
+  const oci_hooks *h = c->cfg->hooks;
+  cleanup_free char *cg = cgroup_serialize (c->cgroup);
+  container_state st = {
+    .oci_version = c->cfg->oci_version,
+    .id = (char *) c->o->id,
+    .pid = c->pid,
+    .start_time = c->start_time,
+    .bundle = c->bundle,
+    .config = c->config_path,
+    .rootfs = c->rootfs,
+    .created = c->created,
+    .owner = geteuid (),
+    .cgroup = cg,
+    .systemd_cgroup = c->o->systemd_cgroup,
+    .rootless = c->o->rootless,
+    .userns = c->userns,
+    .annotations = c->cfg->annotations,
+  };
+  if (h)
+    {
+      st.poststart = h->poststart;
+      st.poststart_len = h->poststart_len;
+      st.poststop = h->poststop;
+      st.poststop_len = h->poststop_len;
+    }
+  return state_write (c->lockfd, &st, err);
+}
+
+int
+create_run_pipeline (create_ctx *c, ocisbx_err **err)
+{
+  c->created = state_timestamp_now ();
+  if (claim_id (c, err) < 0)
+    return -1;
+  if (setup_cgroups (c, err) < 0)
+    return -1;
+  /* A first state (pid 0: "creating"), so that a create killed from now on leaves
+     something `delete` can clean up, cgroups included. */
+  if (write_state (c, err) < 0)
+    return -1;
+  if (prepare_seccomp (c, err) < 0)
+    return -1;
+  if (clone_init (c, err) < 0)
+    return -1;
+  if (init_environment (c, err) < 0 || parent_hooks (c, err) < 0 || seccomp_listener (c, err) < 0
+      || wait_ready (c, err) < 0)
+    return -1;
+  if (write_pid_file (c, err) < 0)
+    return -1;
+  return write_state (c, err);
+}
+
+/* ---- clean-up ---- */
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+void
+create_ctx_cleanup (create_ctx *c, bool failed)
+{
+  if (failed)
+    {
+      if (c->pid > 0)
+        {
+          if (c->pidfd < 0 || syscall (SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0) < 0)
+            kill (c->pid, SIGKILL);
+          while (waitpid (c->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        }
+      if (c->cgroup)
+        {
+          cleanup_err ocisbx_err *e = NULL;
+          if (cgroup_destroy (c->cgroup, &e) < 0)
+            log_warning ("%s", e->msg);
+        }
+      if (c->dir_created)
+        state_dir_remove (c->rootfd, c->o->id, NULL);
+    }
+  close_fd (&c->sync_parent);
+  close_fd (&c->sync_child);
+  close_fd (&c->console_sock);
+  close_fd (&c->dirfd);
+  close_fd (&c->lockfd);
+  close_fd (&c->rootfd);
+  close_fd (&c->pidfd);
+  close_fd (&c->master);
+  cgroup_join_close (&c->cgj);
+  ns_plan_close (&c->ns);
+  process_plan_free (&c->proc);
+  if (c->seccomp)
+    seccomp_prog_free (c->seccomp);
+  if (c->cgroup)
+    cgroup_manager_free (c->cgroup);
+  if (c->cfg)
+    oci_config_free (c->cfg);
+  free (c->bundle);
+  free (c->config_path);
+  free (c->rootfs);
+  free (c->created);
+  memset (c, 0, sizeof *c);
+}
+
+void
+create_ctx_init (create_ctx *c)
+{
+  memset (c, 0, sizeof *c);
+  c->rootfd = c->lockfd = c->dirfd = c->console_sock = -1;
+  c->cgj.v2_dir = -1;
+  c->sync_parent = c->sync_child = c->pidfd = c->master = -1;
+}
+
+int
+container_create (const container_opts *o, ocisbx_err **err)
+{
+  create_ctx c;
+  int r;
+
+  create_ctx_init (&c);
+  r = create_prepare (&c, o, false, err);
+  if (r == 0)
+    r = create_run_pipeline (&c, err);
+  create_ctx_cleanup (&c, r < 0);
+  return r;
+}

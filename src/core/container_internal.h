@@ -1,0 +1,78 @@
+/* Shared by container.c (parent side of create), container_init.c (the child),
+   container_ops.c and container_run.c. */
+#ifndef OCISBX_CONTAINER_INTERNAL_H
+#define OCISBX_CONTAINER_INTERNAL_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "cgroup_join.h"
+#include "cgroups/cgroups.h"
+#include "container.h"
+#include "namespaces.h"
+#include "process.h"
+#include "rootfs.h"
+#include "seccomp.h"
+
+#define CGROUP_FS_ROOT "/sys/fs/cgroup"
+
+/* Everything about one create, prepared by the parent; the child reads it from its
+   copy of the parent's memory after the clone. */
+typedef struct create_ctx
+{
+  const container_opts *o;
+  oci_config *cfg;
+  char *bundle;      /* absolute */
+  char *config_path; /* absolute */
+  char *rootfs;      /* absolute, symlinks resolved */
+
+  /* parent resources */
+  int rootfd;  /* --root */
+  int lockfd;  /* the state dir, flock'ed for the whole create */
+  int dirfd;   /* the state dir, O_PATH: the child opens the fifo through it */
+  bool dir_created;
+  cgroup_manager *cgroup;
+  cgroup_join cgj; /* the child joins its cgroups itself (cgroup_join.h) */
+  seccomp_prog *seccomp;
+  int console_sock; /* connected --console-socket, or -1 */
+  int sync_parent, sync_child;
+
+  /* plans */
+  ns_plan ns;
+  process_plan proc;
+  rootfs_ctx rctx;
+  bool userns;        /* new or joined user namespace */
+  bool relay;         /* terminal without a console socket: the parent relays the pty */
+  bool pdeathsig;     /* `run` in the foreground: the init dies with us */
+  int preserve_fds;   /* --preserve-fds + LISTEN_FDS */
+  bool child_hooks;   /* createContainer or startContainer hooks exist */
+  bool parent_hooks;  /* prestart or createRuntime hooks exist */
+
+  /* the init */
+  pid_t pid;
+  int pidfd;
+  uint64_t start_time;
+  int master; /* pty master received with SYNC_READY (relay), or -1 */
+  char *created;
+} create_ctx;
+
+/* container.c */
+void create_ctx_init (create_ctx *c);
+/* FOREGROUND: `run` without -d (a terminal may be relayed, the init dies with us). */
+int create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_err **err);
+int create_run_pipeline (create_ctx *c, ocisbx_err **err);
+/* Undo everything of a failed create; free the context either way. */
+void create_ctx_cleanup (create_ctx *c, bool failed);
+/* The spec state document for hooks, with STATUS. */
+char *create_state_json (const create_ctx *c, const char *status);
+
+/* container_init.c: the child, never returns. */
+_Noreturn void container_init (create_ctx *c);
+
+/* container_ops.c */
+int container_start_at (int dirfd, const container_state *st, ocisbx_err **err);
+void container_poststart (const container_state *st);
+int container_delete_at (int rootfd, int dirfd, const char *id, container_state *st, bool force, ocisbx_err **err);
+char *container_state_doc (const container_state *st, container_status status, bool pretty);
+
+#endif

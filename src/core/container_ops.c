@@ -1,0 +1,447 @@
+/* The commands on an existing container: start, kill, delete, state, list. */
+#include <config.h>
+#include "container_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+
+#include "hooks.h"
+#include "log.h"
+#include "utils.h"
+
+typedef struct opened
+{
+  int rootfd;
+  int dirfd;
+  container_state *st;
+} opened;
+
+static void
+opened_close (opened *o)
+{
+  if (o->dirfd >= 0)
+    close (o->dirfd);
+  if (o->rootfd >= 0)
+    close (o->rootfd);
+  container_state_free (o->st);
+}
+#define cleanup_opened __attribute__ ((cleanup (opened_close)))
+
+static int
+open_container (const char *root, const char *id, int lock, opened *o, ocisbx_err **err)
+{
+  o->rootfd = o->dirfd = -1;
+  o->st = NULL;
+  if (state_validate_id (id, err) < 0)
+    return -1;
+  o->rootfd = state_root_open (root, false, err);
+  if (o->rootfd < 0)
+    {
+      if ((*err)->errnum == ENOENT)
+        {
+          err_freep (err);
+          return err_take (err, ENOENT, xasprintf ("container \"%s\" does not exist", id));
+        }
+      return -1;
+    }
+  o->dirfd = state_dir_open (o->rootfd, id, lock, err);
+  if (o->dirfd < 0)
+    return -1;
+  return state_read (o->dirfd, id, &o->st, err);
+}
+
+char *
+container_state_doc (const container_state *st, container_status status, bool pretty)
+{
+  oci_state s = { 0 };
+  int32_t pid = status == STATUS_STOPPED ? 0 : st->pid;
+  char *json = NULL, *msg = NULL;
+
+  s.oci_version = st->oci_version ? st->oci_version : (char *) OCI_SPEC_VERSION;
+  s.id = st->id;
+  s.status = (char *) container_status_name (status);
+  s.pid = &pid;
+  s.bundle = st->bundle;
+  s.annotations = st->annotations;
+  if (oci_state_generate (&s, pretty, &json, NULL, &msg) < 0)
+    {
+      log_warning ("%s", msg);
+      free (msg);
+      return xstrdup ("{}");
+    }
+  return json;
+}
+
+/* ---- signals to the init, robust against a reused pid ---- */
+
+static int
+init_pidfd (const container_state *st)
+{
+  uint64_t t;
+  int fd = syscall (SYS_pidfd_open, st->pid, 0);
+
+  if (fd < 0)
+    return -1;
+  /* the pidfd pins the process: check it is still ours */
+  if (proc_stat_start_time (st->pid, &t, NULL) < 0 || (st->start_time && t != st->start_time))
+    {
+      close (fd);
+      errno = ESRCH;
+      return -1;
+    }
+  return fd;
+}
+
+static int
+signal_init (const container_state *st, int sig, ocisbx_err **err)
+{
+  cleanup_close int fd = init_pidfd (st);
+  if (fd < 0 || syscall (SYS_pidfd_send_signal, fd, sig, NULL, 0) < 0)
+    return err_set (err, errno, "signal %d to the container's init (pid %d)", sig, (int) st->pid);
+  return 0;
+}
+
+static int
+load_cgroup (const container_state *st, cgroup_manager **m, ocisbx_err **err)
+{
+  *m = NULL;
+  if (st->cgroup == NULL || st->cgroup[0] == '\0')
+    return err_set (err, 0, "no cgroup recorded");
+  return cgroup_load (CGROUP_FS_ROOT, st->cgroup, m, err);
+}
+
+/* ---- start ---- */
+
+int
+container_start_at (int dirfd, const container_state *st, ocisbx_err **err)
+{
+  container_status status = state_status (dirfd, st);
+  cleanup_close int fifo = -1;
+  char c;
+  ssize_t n;
+
+  if (status != STATUS_CREATED)
+    return err_set (err, 0, "cannot start container \"%s\": it is %s, not created", st->id,
+                    container_status_name (status));
+  fifo = openat (dirfd, STATE_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fifo < 0)
+    {
+      if (errno == ENOENT)
+        return err_set (err, 0, "cannot start container \"%s\": already started", st->id);
+      return err_set (err, errno, "open the exec fifo");
+    }
+  /* The init, blocked opening its end, writes one byte once we are here. */
+  for (;;)
+    {
+      struct pollfd p = { fifo, POLLIN, 0 };
+      int r = poll (&p, 1, 100);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return err_set (err, errno, "poll the exec fifo");
+      if (r > 0)
+        break;
+      if (!state_init_alive (st))
+        return err_set (err, 0, "cannot start container \"%s\": its init exited", st->id);
+    }
+  do
+    n = read (fifo, &c, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1)
+    return err_set (err, n < 0 ? errno : 0, "cannot start container \"%s\": the init did not answer", st->id);
+  if (unlinkat (dirfd, STATE_FIFO, 0) < 0 && errno != ENOENT)
+    return err_set (err, errno, "remove the exec fifo");
+  return 0;
+}
+
+void
+container_poststart (const container_state *st)
+{
+  cleanup_free char *doc = NULL;
+  cleanup_err ocisbx_err *err = NULL;
+
+  if (st->poststart_len == 0)
+    return;
+  doc = container_state_doc (st, STATUS_RUNNING, false);
+  if (hooks_run (st->poststart, st->poststart_len, doc, "poststart", &err) < 0)
+    log_warning ("%s", err->msg);
+}
+
+int
+container_start (const char *root, const char *id, ocisbx_err **err)
+{
+  cleanup_opened opened o;
+
+  if (open_container (root, id, LOCK_EX, &o, err) < 0)
+    return -1;
+  if (container_start_at (o.dirfd, o.st, err) < 0)
+    return -1;
+  container_poststart (o.st);
+  return 0;
+}
+
+/* ---- kill ---- */
+
+int
+container_kill (const char *root, const char *id, int sig, bool all, ocisbx_err **err)
+{
+  cleanup_opened opened o;
+  container_status status;
+
+  if (open_container (root, id, 0, &o, err) < 0)
+    return -1;
+  status = state_status (o.dirfd, o.st);
+  if (status == STATUS_STOPPED || status == STATUS_CREATING)
+    return err_set (err, 0, "container \"%s\" is not running", id);
+  if (all)
+    {
+      cleanup_err ocisbx_err *e = NULL;
+      cgroup_manager *m = NULL;
+      int r = load_cgroup (o.st, &m, &e);
+      if (r == 0)
+        r = cgroup_kill_all (m, sig, &e);
+      cgroup_manager_free (m);
+      if (r == 0)
+        return 0;
+      log_debug ("kill --all: %s; signalling the init only", e->msg);
+    }
+  return signal_init (o.st, sig, err);
+}
+
+/* ---- delete ---- */
+
+static void
+wait_gone (const container_state *st, int timeout_ms)
+{
+  cleanup_close int fd = init_pidfd (st);
+  struct pollfd p = { fd, POLLIN, 0 };
+
+  if (fd < 0)
+    return;
+  while (poll (&p, 1, timeout_ms) < 0 && errno == EINTR)
+    ;
+}
+
+int
+container_delete_at (int rootfd, int dirfd, const char *id, container_state *st, bool force, ocisbx_err **err)
+{
+  container_status status = state_status (dirfd, st);
+  cgroup_manager *m = NULL;
+  cleanup_err ocisbx_err *e = NULL;
+
+  if ((status == STATUS_RUNNING || status == STATUS_PAUSED) && !force)
+    return err_set (err, 0, "cannot delete container \"%s\" that is not stopped: %s (use --force)", id,
+                    container_status_name (status));
+  if (load_cgroup (st, &m, &e) < 0)
+    {
+      log_debug ("delete: %s", e->msg);
+      err_freep (&e);
+    }
+  if (status != STATUS_STOPPED && status != STATUS_CREATING)
+    {
+      if (m && cgroup_kill_all (m, SIGKILL, &e) < 0)
+        err_freep (&e);
+      signal_init (st, SIGKILL, NULL);
+      if (status == STATUS_PAUSED && m && cgroup_freeze (m, false, &e) < 0)
+        err_freep (&e);
+      wait_gone (st, 10000);
+    }
+  if (m)
+    {
+      if (cgroup_destroy (m, &e) < 0)
+        {
+          log_warning ("delete: %s", e->msg);
+          err_freep (&e);
+        }
+      cgroup_manager_free (m);
+    }
+  if (st->poststop_len)
+    {
+      cleanup_free char *doc = container_state_doc (st, STATUS_STOPPED, false);
+      if (hooks_run (st->poststop, st->poststop_len, doc, "poststop", &e) < 0)
+        {
+          log_warning ("%s", e->msg);
+          err_freep (&e);
+        }
+    }
+  return state_dir_remove (rootfd, id, err);
+}
+
+int
+container_delete (const char *root, const char *id, bool force, ocisbx_err **err)
+{
+  cleanup_opened opened o;
+
+  if (open_container (root, id, LOCK_EX, &o, err) < 0)
+    {
+      /* A directory without a state file is what a create killed halfway leaves
+         (we hold its lock, so no create is running): remove it.  With --force an
+         unreadable state goes too. */
+      if (o.dirfd >= 0 && o.st == NULL
+          && (force || (faccessat (o.dirfd, STATE_FILE, F_OK, 0) < 0 && errno == ENOENT)))
+        {
+          err_freep (err);
+          return state_dir_remove (o.rootfd, id, err);
+        }
+      /* As runc: --force of a container that is already gone succeeds, so that the
+         racing clean-ups of an engine (rm -f, run --rm, conmon's exit) all do. */
+      if (force && o.dirfd < 0 && *err && (*err)->errnum == ENOENT)
+        {
+          err_freep (err);
+          return 0;
+        }
+      return -1;
+    }
+  return container_delete_at (o.rootfd, o.dirfd, id, o.st, force, err);
+}
+
+/* ---- state, list ---- */
+
+int
+container_state_json (const char *root, const char *id, char **json, ocisbx_err **err)
+{
+  cleanup_opened opened o;
+
+  if (open_container (root, id, 0, &o, err) < 0)
+    return -1;
+  *json = container_state_doc (o.st, state_status (o.dirfd, o.st), true);
+  return 0;
+}
+
+static int
+info_cmp (const void *a, const void *b)
+{
+  return strcmp (((const container_info *) a)->id, ((const container_info *) b)->id);
+}
+
+int
+container_list (const char *root, container_info **out, size_t *n, ocisbx_err **err)
+{
+  cleanup_close int rootfd = -1;
+  cleanup_dir DIR *d = NULL;
+  container_info *infos = NULL;
+  size_t count = 0, cap = 0;
+  struct dirent *de;
+
+  *out = NULL;
+  *n = 0;
+  rootfd = open (root ? root : STATE_ROOT_DEFAULT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    {
+      if (errno == ENOENT)
+        return 0;
+      return err_set (err, errno, "open the state root `%s`", root ? root : STATE_ROOT_DEFAULT);
+    }
+  d = fdopendir (dup (rootfd));
+  if (d == NULL)
+    return err_set (err, errno, "read the state root");
+  while ((de = readdir (d)))
+    {
+      cleanup_close int dirfd = -1;
+      container_state *st = NULL;
+      container_status status;
+      container_info *i;
+
+      if (de->d_name[0] == '.' || state_validate_id (de->d_name, NULL) < 0)
+        continue;
+      dirfd = state_dir_open (rootfd, de->d_name, 0, NULL);
+      if (dirfd < 0 || state_read (dirfd, de->d_name, &st, NULL) < 0)
+        continue; /* being created, or not a container */
+      status = state_status (dirfd, st);
+      if (count == cap)
+        {
+          cap = cap ? cap * 2 : 8;
+          infos = realloc (infos, cap * sizeof *infos);
+          if (infos == NULL)
+            abort ();
+        }
+      i = &infos[count++];
+      i->id = steal_ptr (&st->id);
+      i->pid = status == STATUS_STOPPED ? 0 : st->pid;
+      i->status = status;
+      i->bundle = steal_ptr (&st->bundle);
+      i->rootfs = steal_ptr (&st->rootfs);
+      i->created = steal_ptr (&st->created);
+      i->oci_version = steal_ptr (&st->oci_version);
+      i->owner = st->owner;
+      container_state_free (st);
+    }
+  if (count)
+    qsort (infos, count, sizeof *infos, info_cmp);
+  *out = infos;
+  *n = count;
+  return 0;
+}
+
+void
+container_info_free (container_info *infos, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      free (infos[i].id);
+      free (infos[i].bundle);
+      free (infos[i].rootfs);
+      free (infos[i].created);
+      free (infos[i].oci_version);
+    }
+  free (infos);
+}
+
+static void
+gen_str (yajl_gen g, const char *key, const char *val)
+{
+  yajl_gen_string (g, (const unsigned char *) key, strlen (key));
+  if (val)
+    yajl_gen_string (g, (const unsigned char *) val, strlen (val));
+  else
+    yajl_gen_string (g, (const unsigned char *) "", 0);
+}
+
+char *
+container_list_json (const container_info *infos, size_t n)
+{
+  yajl_gen g = yajl_gen_alloc (NULL);
+  const unsigned char *buf;
+  size_t len;
+  char *out;
+
+  yajl_gen_config (g, yajl_gen_beautify, 0);
+  yajl_gen_array_open (g);
+  for (size_t i = 0; i < n; i++)
+    {
+      const container_info *c = &infos[i];
+      struct passwd *pw = getpwuid (c->owner);
+      char owner[32];
+
+      if (pw == NULL)
+        snprintf (owner, sizeof owner, "#%u", (unsigned) c->owner);
+      yajl_gen_map_open (g);
+      gen_str (g, "ociVersion", c->oci_version);
+      gen_str (g, "id", c->id);
+      yajl_gen_string (g, (const unsigned char *) "pid", 3);
+      yajl_gen_integer (g, c->pid);
+      gen_str (g, "status", container_status_name (c->status));
+      gen_str (g, "bundle", c->bundle);
+      gen_str (g, "rootfs", c->rootfs);
+      gen_str (g, "created", c->created);
+      gen_str (g, "owner", pw ? pw->pw_name : owner);
+      yajl_gen_map_close (g);
+    }
+  yajl_gen_array_close (g);
+  yajl_gen_get_buf (g, &buf, &len);
+  out = xmalloc0 (len + 1);
+  memcpy (out, buf, len);
+  yajl_gen_free (g);
+  return out;
+}

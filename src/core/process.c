@@ -1,0 +1,487 @@
+#include <config.h>
+#include "process.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/ioprio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "utils.h"
+
+#ifndef PR_CAP_AMBIENT
+#define PR_CAP_AMBIENT 47
+#define PR_CAP_AMBIENT_RAISE 2
+#define PR_CAP_AMBIENT_CLEAR_ALL 4
+#endif
+
+/* ---- parent: the plan ---- */
+
+static int
+cap_mask (char **names, size_t n, const char *doc, const char *field, const char *set, uint64_t *out,
+          ocisbx_err **err)
+{
+  *out = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      int cap = capability_from_name (names[i]);
+      if (cap < 0)
+        return err_set (err, 0, "%s: %s.capabilities.%s[%zu]: unknown capability \"%s\"", doc, field, set, i,
+                        names[i]);
+      *out |= 1ULL << cap;
+    }
+  return 0;
+}
+
+static const struct
+{
+  const char *name;
+  uint32_t policy;
+} sched_policies[] = {
+  { "SCHED_OTHER", 0 }, { "SCHED_FIFO", 1 }, { "SCHED_RR", 2 },
+  { "SCHED_BATCH", 3 }, { "SCHED_IDLE", 5 }, { "SCHED_DEADLINE", 6 },
+};
+
+static const struct
+{
+  const char *name;
+  uint64_t flag;
+} sched_flags[] = {
+  { "SCHED_FLAG_RESET_ON_FORK", 0x01 }, { "SCHED_FLAG_RECLAIM", 0x02 },
+  { "SCHED_FLAG_DL_OVERRUN", 0x04 },    { "SCHED_FLAG_KEEP_POLICY", 0x08 },
+  { "SCHED_FLAG_KEEP_PARAMS", 0x10 },   { "SCHED_FLAG_UTIL_CLAMP_MIN", 0x20 },
+  { "SCHED_FLAG_UTIL_CLAMP_MAX", 0x40 },
+};
+
+static int
+prepare_sched (const oci_scheduler *s, const char *doc, const char *field, process_sched_attr *a,
+               ocisbx_err **err)
+{
+  size_t i;
+
+  memset (a, 0, sizeof *a);
+  a->size = sizeof *a;
+  for (i = 0; i < sizeof sched_policies / sizeof sched_policies[0]; i++)
+    if (s->policy && strcmp (s->policy, sched_policies[i].name) == 0)
+      break;
+  if (i == sizeof sched_policies / sizeof sched_policies[0])
+    return err_set (err, 0, "%s: %s.scheduler.policy: unknown policy \"%s\"", doc, field,
+                    s->policy ? s->policy : "");
+  a->sched_policy = sched_policies[i].policy;
+  for (size_t j = 0; j < s->flags_len; j++)
+    {
+      for (i = 0; i < sizeof sched_flags / sizeof sched_flags[0]; i++)
+        if (strcmp (s->flags[j], sched_flags[i].name) == 0)
+          break;
+      if (i == sizeof sched_flags / sizeof sched_flags[0])
+        return err_set (err, 0, "%s: %s.scheduler.flags[%zu]: unknown flag \"%s\"", doc, field, j, s->flags[j]);
+      a->sched_flags |= sched_flags[i].flag;
+    }
+  if (s->nice)
+    {
+      if (*s->nice < -20 || *s->nice > 19)
+        return err_set (err, 0, "%s: %s.scheduler.nice: %d is not in -20..19", doc, field, (int) *s->nice);
+      a->sched_nice = *s->nice;
+    }
+  if (s->priority)
+    a->sched_priority = *s->priority;
+  if (s->runtime)
+    a->sched_runtime = *s->runtime;
+  if (s->deadline)
+    a->sched_deadline = *s->deadline;
+  if (s->period)
+    a->sched_period = *s->period;
+  return 0;
+}
+
+static int
+prepare_ioprio (const oci_io_priority *p, const char *doc, const char *field, int *out, ocisbx_err **err)
+{
+  int class;
+
+  if (p->class_ && strcmp (p->class_, "IOPRIO_CLASS_RT") == 0)
+    class = IOPRIO_CLASS_RT;
+  else if (p->class_ && strcmp (p->class_, "IOPRIO_CLASS_BE") == 0)
+    class = IOPRIO_CLASS_BE;
+  else if (p->class_ && strcmp (p->class_, "IOPRIO_CLASS_IDLE") == 0)
+    class = IOPRIO_CLASS_IDLE;
+  else
+    return err_set (err, 0, "%s: %s.ioPriority.class: unknown class \"%s\"", doc, field, p->class_ ? p->class_ : "");
+  if (p->priority < 0 || p->priority > 7)
+    return err_set (err, 0, "%s: %s.ioPriority.priority: %d is not in 0..7", doc, field, (int) p->priority);
+  *out = IOPRIO_PRIO_VALUE (class, p->priority);
+  return 0;
+}
+
+static bool
+env_has (char **env, size_t n, const char *key)
+{
+  size_t kl = strlen (key);
+  for (size_t i = 0; i < n; i++)
+    if (strncmp (env[i], key, kl) == 0 && env[i][kl] == '=')
+      return true;
+  return false;
+}
+
+int
+process_prepare (const oci_process *p, const char *doc, const char *field, char *const *extra_env,
+                 process_plan *plan, ocisbx_err **err)
+{
+  size_t n_extra = 0;
+
+  memset (plan, 0, sizeof *plan);
+  sigemptyset (&plan->sigmask);
+  if (p == NULL)
+    return err_set (err, 0, "%s: %s: required to run a container", doc, field);
+  if (p->args_len == 0 || p->args[0] == NULL || p->args[0][0] == '\0')
+    return err_set (err, 0, "%s: %s.args: must name the program to run", doc, field);
+  if (p->cwd == NULL || p->cwd[0] != '/')
+    return err_set (err, 0, "%s: %s.cwd: \"%s\" is not an absolute path", doc, field, p->cwd ? p->cwd : "");
+
+  plan->argv = xmalloc0 ((p->args_len + 1) * sizeof (char *));
+  memcpy (plan->argv, p->args, p->args_len * sizeof (char *));
+  while (extra_env && extra_env[n_extra])
+    n_extra++;
+  plan->envp = xmalloc0 ((p->env_len + n_extra + 2) * sizeof (char *));
+  memcpy (plan->envp, p->env, p->env_len * sizeof (char *));
+  plan->env_extra = xmalloc0 ((n_extra + 2) * sizeof (char *));
+  for (size_t i = 0; i < n_extra; i++)
+    plan->envp[p->env_len + i] = plan->env_extra[plan->n_env_extra++] = xstrdup (extra_env[i]);
+  plan->need_home = !env_has (p->env, p->env_len, "HOME");
+  plan->cwd = p->cwd;
+  plan->terminal = p->terminal;
+  plan->console_size = p->console_size;
+
+  plan->uid = p->user.uid;
+  plan->gid = p->user.gid;
+  if (p->user.additional_gids_len)
+    {
+      plan->groups = xmalloc0 (p->user.additional_gids_len * sizeof (gid_t));
+      for (size_t i = 0; i < p->user.additional_gids_len; i++)
+        plan->groups[i] = p->user.additional_gids[i];
+      plan->n_groups = p->user.additional_gids_len;
+    }
+  if (p->user.umask)
+    {
+      plan->has_umask = true;
+      plan->umask = *p->user.umask & 07777;
+    }
+
+  if (p->capabilities)
+    {
+      const oci_capabilities *c = p->capabilities;
+      plan->has_caps = true;
+      if (cap_mask (c->bounding, c->bounding_len, doc, field, "bounding", &plan->cap_bounding, err) < 0
+          || cap_mask (c->effective, c->effective_len, doc, field, "effective", &plan->cap_effective, err) < 0
+          || cap_mask (c->inheritable, c->inheritable_len, doc, field, "inheritable", &plan->cap_inheritable, err) < 0
+          || cap_mask (c->permitted, c->permitted_len, doc, field, "permitted", &plan->cap_permitted, err) < 0
+          || cap_mask (c->ambient, c->ambient_len, doc, field, "ambient", &plan->cap_ambient, err) < 0)
+        return -1;
+    }
+
+  if (p->rlimits_len)
+    {
+      plan->rlimits = xmalloc0 (p->rlimits_len * sizeof (process_rlimit));
+      for (size_t i = 0; i < p->rlimits_len; i++)
+        {
+          const oci_rlimit *r = &p->rlimits[i];
+          int res = rlimit_from_name (r->type);
+          if (res < 0)
+            return err_set (err, 0, "%s: %s.rlimits[%zu].type: unknown rlimit \"%s\"", doc, field, i,
+                            r->type ? r->type : "");
+          for (size_t j = 0; j < i; j++)
+            if (plan->rlimits[j].resource == res)
+              return err_set (err, 0, "%s: %s.rlimits[%zu].type: \"%s\" given twice", doc, field, i, r->type);
+          if (r->soft > r->hard)
+            return err_set (err, 0, "%s: %s.rlimits[%zu]: soft limit %llu above the hard limit %llu", doc, field,
+                            i, (unsigned long long) r->soft, (unsigned long long) r->hard);
+          plan->rlimits[i].resource = res;
+          plan->rlimits[i].name = r->type;
+          plan->rlimits[i].lim.rlim_cur = r->soft;
+          plan->rlimits[i].lim.rlim_max = r->hard;
+          plan->n_rlimits++;
+        }
+    }
+  plan->no_new_privs = p->no_new_privileges;
+  if (p->oom_score_adj)
+    {
+      if (*p->oom_score_adj < -1000 || *p->oom_score_adj > 1000)
+        return err_set (err, 0, "%s: %s.oomScoreAdj: %d is not in -1000..1000", doc, field, (int) *p->oom_score_adj);
+      plan->has_oom_score_adj = true;
+      plan->oom_score_adj = *p->oom_score_adj;
+    }
+  if (p->io_priority)
+    {
+      if (prepare_ioprio (p->io_priority, doc, field, &plan->ioprio, err) < 0)
+        return -1;
+      plan->has_ioprio = true;
+    }
+  if (p->scheduler)
+    {
+      if (prepare_sched (p->scheduler, doc, field, &plan->sched, err) < 0)
+        return -1;
+      plan->has_sched = true;
+    }
+  if (p->exec_cpu_affinity)
+    {
+      const oci_exec_cpu_affinity *a = p->exec_cpu_affinity;
+      size_t sz = 0;
+      if (a->initial && cpuset_parse (a->initial, &plan->cpu_initial, &sz) < 0)
+        return err_set (err, 0, "%s: %s.execCPUAffinity.initial: invalid CPU list \"%s\"", doc, field, a->initial);
+      if (sz > plan->cpuset_size)
+        plan->cpuset_size = sz;
+      if (a->final && cpuset_parse (a->final, &plan->cpu_final, &sz) < 0)
+        return err_set (err, 0, "%s: %s.execCPUAffinity.final: invalid CPU list \"%s\"", doc, field, a->final);
+      if (sz > plan->cpuset_size)
+        plan->cpuset_size = sz;
+    }
+  plan->apparmor_profile = p->apparmor_profile;
+  plan->selinux_label = p->selinux_label;
+  return 0;
+}
+
+int
+process_prepare_personality (const oci_personality *pers, process_plan *plan, ocisbx_err **err)
+{
+  if (pers == NULL)
+    return 0;
+  if (pers->domain && strcmp (pers->domain, "LINUX") == 0)
+    plan->personality = PER_LINUX;
+  else if (pers->domain && strcmp (pers->domain, "LINUX32") == 0)
+    plan->personality = PER_LINUX32;
+  else
+    return err_set (err, 0, "config.json: .linux.personality.domain: unknown domain \"%s\" (LINUX or LINUX32)",
+                    pers->domain ? pers->domain : "");
+  if (pers->flags_len)
+    return err_set (err, 0, "config.json: .linux.personality.flags[0]: unknown flag \"%s\"", pers->flags[0]);
+  plan->has_personality = true;
+  return 0;
+}
+
+void
+process_plan_free (process_plan *plan)
+{
+  free (plan->argv);
+  free (plan->envp);
+  for (size_t i = 0; i < plan->n_env_extra; i++)
+    free (plan->env_extra[i]);
+  free (plan->env_extra);
+  free (plan->groups);
+  free (plan->rlimits);
+  if (plan->cpu_initial)
+    CPU_FREE (plan->cpu_initial);
+  if (plan->cpu_final)
+    CPU_FREE (plan->cpu_final);
+  memset (plan, 0, sizeof *plan);
+}
+
+/* ---- child ---- */
+
+int
+process_apply_early (const process_plan *plan, ocisbx_err **err)
+{
+  for (size_t i = 0; i < plan->n_rlimits; i++)
+    if (setrlimit (plan->rlimits[i].resource, &plan->rlimits[i].lim) < 0)
+      return err_set (err, errno, "setrlimit %s (soft %llu, hard %llu)", plan->rlimits[i].name,
+                      (unsigned long long) plan->rlimits[i].lim.rlim_cur,
+                      (unsigned long long) plan->rlimits[i].lim.rlim_max);
+  if (plan->has_personality && personality (plan->personality) < 0)
+    return err_set (err, errno, "personality");
+  if (plan->has_ioprio && syscall (SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, plan->ioprio) < 0)
+    return err_set (err, errno, "ioprio_set (process.ioPriority)");
+  if (plan->has_sched && syscall (SYS_sched_setattr, 0, &plan->sched, 0) < 0)
+    return err_set (err, errno, "sched_setattr (process.scheduler)");
+  return 0;
+}
+
+/* The highest capability the kernel knows. */
+static int
+last_cap (void)
+{
+  int c = CAPABILITY_MAX;
+  while (c > 0 && prctl (PR_CAPBSET_READ, c, 0, 0, 0) < 0)
+    c--;
+  return c;
+}
+
+static int
+apply_caps (const process_plan *plan, int last, ocisbx_err **err)
+{
+  cap_t caps = cap_init ();
+  cap_value_t list[CAPABILITY_MAX + 1];
+  int n;
+
+  if (caps == NULL)
+    return err_set (err, errno, "cap_init");
+  for (int which = 0; which < 3; which++)
+    {
+      uint64_t mask = which == 0 ? plan->cap_effective : which == 1 ? plan->cap_permitted : plan->cap_inheritable;
+      cap_flag_t flag = which == 0 ? CAP_EFFECTIVE : which == 1 ? CAP_PERMITTED : CAP_INHERITABLE;
+      n = 0;
+      for (int c = 0; c <= last; c++)
+        if (mask & (1ULL << c))
+          list[n++] = c;
+      if (n && cap_set_flag (caps, flag, n, list, CAP_SET) < 0)
+        {
+          cap_free (caps);
+          return err_set (err, errno, "cap_set_flag");
+        }
+    }
+  if (cap_set_proc (caps) < 0)
+    {
+      int saved = errno;
+      cap_free (caps);
+      return err_set (err, saved, "set capabilities (process.capabilities)");
+    }
+  cap_free (caps);
+  if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+    return err_set (err, errno, "clear the ambient capabilities");
+  /* A capability missing from the permitted or inheritable set cannot be ambient:
+     skipped silently, as runc does (its default config asks for exactly that). */
+  uint64_t ambient = plan->cap_ambient & plan->cap_permitted & plan->cap_inheritable;
+  for (int c = 0; c <= last; c++)
+    if ((ambient & (1ULL << c)) && prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0 && errno != EPERM)
+      return err_set (err, errno, "raise ambient capability %s", capability_name (c));
+  return 0;
+}
+
+/* HOME of UID from the container's /etc/passwd, or "/". */
+static char *
+home_of (uid_t uid)
+{
+  cleanup_fclose FILE *f = fopen ("/etc/passwd", "re");
+  cleanup_free char *line = NULL;
+  size_t cap = 0;
+
+  while (f && getline (&line, &cap, f) > 0)
+    {
+      char *fields[7];
+      char *p = line;
+      int n = 0;
+      line[strcspn (line, "\n")] = '\0';
+      while (n < 7 && p)
+        {
+          fields[n++] = p;
+          p = strchr (p, ':');
+          if (p)
+            *p++ = '\0';
+        }
+      if (n >= 6 && strtoul (fields[2], NULL, 10) == uid && fields[2][0] && fields[5][0])
+        return xasprintf ("HOME=%s", fields[5]);
+    }
+  return xstrdup ("HOME=/");
+}
+
+int
+process_setup_user (process_plan *plan, ocisbx_err **err)
+{
+  int last = plan->has_caps ? last_cap () : 0;
+
+  if (plan->need_home)
+    {
+      size_t n = 0;
+      while (plan->envp[n])
+        n++;
+      /* envp has room for one more (see process_prepare) */
+      plan->envp[n] = plan->env_extra[plan->n_env_extra++] = home_of (plan->uid);
+      plan->envp[n + 1] = NULL;
+      plan->need_home = false;
+    }
+  if (plan->has_caps)
+    {
+      for (int c = 0; c <= last; c++)
+        if (!(plan->cap_bounding & (1ULL << c)) && prctl (PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+          return err_set (err, errno, "drop %s from the bounding set", capability_name (c));
+      if (prctl (PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+        return err_set (err, errno, "prctl PR_SET_KEEPCAPS");
+    }
+  if (setgroups (plan->n_groups, plan->groups) < 0)
+    {
+      /* setgroups is denied in a user namespace whose maps were written unprivileged */
+      if (errno != EPERM || plan->n_groups)
+        return err_set (err, errno, "setgroups (process.user.additionalGids)");
+    }
+  if (setresgid (plan->gid, plan->gid, plan->gid) < 0)
+    return err_set (err, errno, "setresgid %u (process.user.gid)", (unsigned) plan->gid);
+  if (setresuid (plan->uid, plan->uid, plan->uid) < 0)
+    return err_set (err, errno, "setresuid %u (process.user.uid)", (unsigned) plan->uid);
+  if (plan->has_caps)
+    {
+      if (prctl (PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+        return err_set (err, errno, "prctl PR_SET_KEEPCAPS");
+      if (apply_caps (plan, last, err) < 0)
+        return -1;
+    }
+  umask (plan->has_umask ? plan->umask : 022);
+  return 0;
+}
+
+int
+process_chdir (const process_plan *plan, ocisbx_err **err)
+{
+  char buf[4096];
+
+  if (chdir (plan->cwd) < 0)
+    return err_set (err, errno, "chdir to cwd (\"%s\") set in config.json", plan->cwd);
+  /* After pivot_root ".." cannot leave the root; a cwd reached through an fd from
+     outside would show as "(unreachable)/..." or fail. */
+  if (getcwd (buf, sizeof buf) == NULL || buf[0] != '/')
+    return err_set (err, 0, "cwd \"%s\" is outside the container's root", plan->cwd);
+  return 0;
+}
+
+static const char *
+env_get (char *const *envp, const char *key)
+{
+  size_t kl = strlen (key);
+  for (size_t i = 0; envp[i]; i++)
+    if (strncmp (envp[i], key, kl) == 0 && envp[i][kl] == '=')
+      return envp[i] + kl + 1;
+  return NULL;
+}
+
+int
+process_resolve (const process_plan *plan, char **path, ocisbx_err **err)
+{
+  return path_lookup (plan->argv[0], env_get (plan->envp, "PATH"), path, err);
+}
+
+int
+process_set_no_new_privs (const process_plan *plan, ocisbx_err **err)
+{
+  if (plan->no_new_privs && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    return err_set (err, errno, "prctl PR_SET_NO_NEW_PRIVS");
+  return 0;
+}
+
+int
+process_exec (const process_plan *plan, const char *path, ocisbx_err **err)
+{
+  if (plan->cpu_final)
+    {
+      if (sched_setaffinity (0, plan->cpuset_size, plan->cpu_final) < 0)
+        return err_set (err, errno, "sched_setaffinity (process.execCPUAffinity.final)");
+    }
+  else if (plan->cpu_initial)
+    {
+      /* back to every CPU the cgroup allows */
+      cpu_set_t *all = CPU_ALLOC (CPU_SETSIZE);
+      size_t sz = CPU_ALLOC_SIZE (CPU_SETSIZE);
+      memset (all, 0xff, sz);
+      sched_setaffinity (0, sz, all);
+      CPU_FREE (all);
+    }
+  sigprocmask (SIG_SETMASK, &plan->sigmask, NULL);
+  execve (path, plan->argv, plan->envp);
+  if (errno == EACCES)
+    return err_set (err, 0, "exec: \"%s\": permission denied", plan->argv[0]);
+  return err_set (err, errno, "exec: \"%s\"", plan->argv[0]);
+}

@@ -1,0 +1,120 @@
+/* The container process: everything from process.* of the config, turned by the
+ * parent into a plan (names to numbers, checked, errors naming the field), then
+ * applied by the child in a fixed order:
+ *
+ *   process_apply_early   rlimits, personality, ioPriority, scheduler (still privileged)
+ *   process_setup_user    bounding set, KEEPCAPS, groups/gid/uid, capability sets,
+ *                         ambient set, umask, HOME
+ *   process_chdir         cwd (resolved inside the root)
+ *   process_resolve       args[0] by PATH of process.env, as the final user
+ *   process_exec          final CPU affinity, signal mask, execve
+ *
+ * `exec` builds the same plan from process.json and runs the same steps.
+ */
+#ifndef OCISBX_PROCESS_H
+#define OCISBX_PROCESS_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "ocispec.h"
+
+typedef struct process_rlimit
+{
+  int resource;
+  const char *name; /* "RLIMIT_NOFILE" */
+  struct rlimit lim;
+} process_rlimit;
+
+/* struct sched_attr of sched_setattr(2). */
+typedef struct process_sched_attr
+{
+  uint32_t size;
+  uint32_t sched_policy;
+  uint64_t sched_flags;
+  int32_t sched_nice;
+  uint32_t sched_priority;
+  uint64_t sched_runtime;
+  uint64_t sched_deadline;
+  uint64_t sched_period;
+} process_sched_attr;
+
+typedef struct process_plan
+{
+  char **argv; /* NULL-terminated; strings owned by the config */
+  char **envp; /* NULL-terminated; malloc'd array, strings owned by the config or malloc'd in extra */
+  char **env_extra; /* strings the plan added (freed with it) */
+  size_t n_env_extra;
+  const char *cwd;
+  uid_t uid;
+  gid_t gid;
+  gid_t *groups;
+  size_t n_groups;
+  bool has_umask;
+  mode_t umask;
+  bool has_caps;
+  uint64_t cap_bounding, cap_effective, cap_inheritable, cap_permitted, cap_ambient;
+  process_rlimit *rlimits;
+  size_t n_rlimits;
+  bool no_new_privs;
+  bool has_personality;
+  unsigned long personality;
+  bool has_ioprio;
+  int ioprio;
+  bool has_sched;
+  process_sched_attr sched;
+  cpu_set_t *cpu_initial, *cpu_final; /* NULL when not given */
+  size_t cpuset_size;
+  bool has_oom_score_adj;
+  int oom_score_adj;
+  const char *apparmor_profile;
+  const char *selinux_label;
+  bool need_home; /* no HOME in env: taken from the container's /etc/passwd */
+  bool terminal;
+  const oci_console_size *console_size;
+  sigset_t sigmask; /* restored just before execve */
+} process_plan;
+
+/* Parent: DOC and FIELD name the source in errors ("config.json", ".process").
+   EXTRA_ENV (may be NULL) are appended "K=V" strings (LISTEN_FDS ...). */
+int process_prepare (const oci_process *p, const char *doc, const char *field, char *const *extra_env,
+                     process_plan *plan, ocisbx_err **err);
+/* linux.personality, for the container's init. */
+int process_prepare_personality (const oci_personality *pers, process_plan *plan, ocisbx_err **err);
+void process_plan_free (process_plan *plan);
+
+/* Child steps, in order (see above). */
+int process_apply_early (const process_plan *plan, ocisbx_err **err);
+int process_setup_user (process_plan *plan, ocisbx_err **err);
+int process_chdir (const process_plan *plan, ocisbx_err **err);
+/* The executable's path for args[0], into a malloc'd *PATH. */
+int process_resolve (const process_plan *plan, char **path, ocisbx_err **err);
+int process_set_no_new_privs (const process_plan *plan, ocisbx_err **err);
+/* Does not return on success. */
+int process_exec (const process_plan *plan, const char *path, ocisbx_err **err);
+
+/* ---- name tables (unit-tested) ---- */
+
+/* "KILL", "SIGKILL", "kill", "9", "RTMIN+2": the signal number, or -1. */
+int signal_parse (const char *s);
+/* "CAP_CHOWN" -> 0 ... "CAP_CHECKPOINT_RESTORE" -> 40; -1 when unknown. */
+int capability_from_name (const char *name);
+const char *capability_name (int cap);
+#define CAPABILITY_MAX 40
+/* "RLIMIT_NOFILE" -> RLIMIT_NOFILE; -1 when unknown. */
+int rlimit_from_name (const char *name);
+/* "0-3,7" -> a CPU set (CPU_ALLOC'd); -1 on syntax errors. */
+int cpuset_parse (const char *s, cpu_set_t **out, size_t *size);
+/* Find FILE (no '/') in the colon-separated PATH_ENV like execvp: the first regular,
+   executable file.  Errors as Go's exec.LookPath words them:
+   exec: "foo": executable file not found in $PATH
+   exec: "/x": stat /x: no such file or directory
+   exec: "/etc/passwd": permission denied */
+int path_lookup (const char *file, const char *path_env, char **out, ocisbx_err **err);
+
+#endif

@@ -1,0 +1,172 @@
+#include <config.h>
+#include "sync.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "utils.h"
+
+struct wire
+{
+  uint32_t type;
+  int32_t errnum;
+  int32_t value;
+  uint32_t len;
+};
+
+static const char *
+type_name (sync_type t)
+{
+  switch (t)
+    {
+    case SYNC_PID:
+      return "pid";
+    case SYNC_GO:
+      return "go";
+    case SYNC_HOOKS:
+      return "hooks";
+    case SYNC_HOOKS_DONE:
+      return "hooks-done";
+    case SYNC_SECCOMP:
+      return "seccomp";
+    case SYNC_SECCOMP_ACK:
+      return "seccomp-ack";
+    case SYNC_READY:
+      return "ready";
+    case SYNC_ERROR:
+      return "error";
+    }
+  return "?";
+}
+
+int
+sync_pair (int fds[2], ocisbx_err **err)
+{
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0)
+    return err_set (err, errno, "socketpair");
+  return 0;
+}
+
+int
+sync_send (int sock, sync_type type, int32_t value, const void *payload, size_t len, int fd,
+           ocisbx_err **err)
+{
+  struct wire w = { type, 0, value, (uint32_t) len };
+  struct iovec iov[2] = { { &w, sizeof w }, { (void *) payload, len } };
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr mh = { .msg_iov = iov, .msg_iovlen = len ? 2 : 1 };
+
+  if (len > SYNC_MAX_PAYLOAD)
+    return err_set (err, EMSGSIZE, "sync: %s message", type_name (type));
+  if (fd >= 0)
+    {
+      struct cmsghdr *c;
+      memset (&u, 0, sizeof u);
+      mh.msg_control = u.buf;
+      mh.msg_controllen = sizeof u.buf;
+      c = CMSG_FIRSTHDR (&mh);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN (sizeof (int));
+      memcpy (CMSG_DATA (c), &fd, sizeof (int));
+    }
+  for (;;)
+    {
+      ssize_t r = sendmsg (sock, &mh, MSG_NOSIGNAL);
+      if (r >= 0)
+        return 0;
+      if (errno != EINTR)
+        return err_set (err, errno, "sync: send %s", type_name (type));
+    }
+}
+
+void
+sync_send_error (int sock, const ocisbx_err *err)
+{
+  struct wire w = { SYNC_ERROR, err ? err->errnum : 0, 0, 0 };
+  const char *msg = err && err->msg ? err->msg : "unknown error";
+  size_t len = strlen (msg);
+  struct iovec iov[2];
+  struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2 };
+
+  if (len > SYNC_MAX_PAYLOAD)
+    len = SYNC_MAX_PAYLOAD;
+  w.len = len;
+  iov[0] = (struct iovec){ &w, sizeof w };
+  iov[1] = (struct iovec){ (void *) msg, len };
+  while (sendmsg (sock, &mh, MSG_NOSIGNAL) < 0 && errno == EINTR)
+    ;
+}
+
+void
+sync_msg_clear (sync_msg *msg)
+{
+  if (msg->fd >= 0)
+    close (msg->fd);
+  msg->fd = -1;
+  free (msg->payload);
+  msg->payload = NULL;
+}
+
+int
+sync_recv (int sock, sync_type want, sync_msg *msg, ocisbx_err **err)
+{
+  struct wire w;
+  cleanup_free char *payload = xmalloc0 (SYNC_MAX_PAYLOAD + 1);
+  struct iovec iov[2] = { { &w, sizeof w }, { payload, SYNC_MAX_PAYLOAD } };
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+  struct cmsghdr *c;
+  ssize_t r;
+  int fd = -1;
+
+  memset (msg, 0, sizeof *msg);
+  msg->fd = -1;
+  do
+    r = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
+  while (r < 0 && errno == EINTR);
+  if (r < 0)
+    return err_set (err, errno, "sync: receive %s", type_name (want));
+  if (r == 0)
+    return err_set (err, EPIPE, "sync: waiting for %s: the other side exited", type_name (want));
+  for (c = CMSG_FIRSTHDR (&mh); c; c = CMSG_NXTHDR (&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len >= CMSG_LEN (sizeof (int)))
+      memcpy (&fd, CMSG_DATA (c), sizeof (int));
+  if ((size_t) r < sizeof w || w.len != (size_t) r - sizeof w)
+    {
+      if (fd >= 0)
+        close (fd);
+      return err_set (err, EPROTO, "sync: short %s message", type_name (want));
+    }
+  payload[w.len] = '\0';
+  if (w.type == SYNC_ERROR)
+    {
+      if (fd >= 0)
+        close (fd);
+      return err_take (err, w.errnum, steal_ptr (&payload));
+    }
+  if (w.type != (uint32_t) want)
+    {
+      if (fd >= 0)
+        close (fd);
+      return err_set (err, EPROTO, "sync: expected %s, got %s", type_name (want), type_name (w.type));
+    }
+  msg->type = w.type;
+  msg->errnum = w.errnum;
+  msg->value = w.value;
+  msg->len = w.len;
+  msg->fd = fd;
+  if (w.len)
+    msg->payload = steal_ptr (&payload);
+  return 0;
+}

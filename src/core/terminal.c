@@ -1,0 +1,191 @@
+#include <config.h>
+#include "terminal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "utils.h"
+
+#ifndef TIOCGPTPEER
+#define TIOCGPTPEER _IO ('T', 0x41)
+#endif
+
+int
+terminal_connect_socket (const char *path, ocisbx_err **err)
+{
+  struct sockaddr_un addr = { .sun_family = AF_UNIX };
+  cleanup_close int fd = -1;
+
+  if (strlen (path) >= sizeof addr.sun_path)
+    return err_set (err, 0, "--console-socket `%s`: path too long", path);
+  strcpy (addr.sun_path, path);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return err_set (err, errno, "socket");
+  if (connect (fd, (struct sockaddr *) &addr, sizeof addr) < 0)
+    return err_set (err, errno, "connect to the console socket `%s`", path);
+  return steal_fd (&fd);
+}
+
+int
+terminal_open_pty (int *master, int *slave, char *name, size_t name_len, ocisbx_err **err)
+{
+  cleanup_close int m = open ("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+  int n = -1, s;
+
+  if (m < 0)
+    return err_set (err, errno, "open /dev/ptmx in the container (is /dev/pts mounted?)");
+  if (unlockpt (m) < 0)
+    return err_set (err, errno, "unlockpt");
+  if (ioctl (m, TIOCGPTN, &n) < 0)
+    return err_set (err, errno, "TIOCGPTN");
+  snprintf (name, name_len, "/dev/pts/%d", n);
+  /* The peer of this very master, whatever is mounted on /dev/pts. */
+  s = ioctl (m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (s < 0)
+    {
+      s = open (name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+      if (s < 0)
+        return err_set (err, errno, "open `%s`", name);
+    }
+  *master = steal_fd (&m);
+  *slave = s;
+  return 0;
+}
+
+int
+terminal_send_fd (int sock, int fd, const char *name, ocisbx_err **err)
+{
+  struct iovec iov = { (void *) name, strlen (name) };
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+  struct cmsghdr *c;
+
+  memset (&u, 0, sizeof u);
+  c = CMSG_FIRSTHDR (&mh);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (c), &fd, sizeof (int));
+  while (sendmsg (sock, &mh, MSG_NOSIGNAL) < 0)
+    if (errno != EINTR)
+      return err_set (err, errno, "send the pty master over the console socket");
+  return 0;
+}
+
+int
+terminal_set_size (int fd, unsigned rows, unsigned cols, ocisbx_err **err)
+{
+  struct winsize ws = { .ws_row = rows, .ws_col = cols };
+  if (ioctl (fd, TIOCSWINSZ, &ws) < 0)
+    return err_set (err, errno, "set the terminal size (process.consoleSize)");
+  return 0;
+}
+
+int
+terminal_make_stdio (int slave, ocisbx_err **err)
+{
+  if (setsid () < 0)
+    return err_set (err, errno, "setsid");
+  if (ioctl (slave, TIOCSCTTY, 0) < 0)
+    return err_set (err, errno, "make the pty the controlling terminal");
+  for (int fd = 0; fd < 3; fd++)
+    if (dup2 (slave, fd) < 0)
+      return err_set (err, errno, "dup2 the pty to fd %d", fd);
+  return 0;
+}
+
+/* ---- relay ---- */
+
+void
+terminal_relay_init (terminal_relay *r, int master)
+{
+  memset (r, 0, sizeof *r);
+  r->master = master;
+  r->in_open = true;
+  r->out_open = true;
+}
+
+int
+terminal_relay_start (terminal_relay *r, ocisbx_err **err)
+{
+  struct termios raw;
+
+  if (!isatty (STDIN_FILENO))
+    return 0;
+  terminal_relay_resize (r);
+  if (tcgetattr (STDIN_FILENO, &r->saved) < 0)
+    return err_set (err, errno, "tcgetattr");
+  raw = r->saved;
+  cfmakeraw (&raw);
+  if (tcsetattr (STDIN_FILENO, TCSANOW, &raw) < 0)
+    return err_set (err, errno, "tcsetattr");
+  r->raw = true;
+  return 0;
+}
+
+void
+terminal_relay_resize (terminal_relay *r)
+{
+  struct winsize ws;
+  if (ioctl (STDIN_FILENO, TIOCGWINSZ, &ws) == 0 || ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+    ioctl (r->master, TIOCSWINSZ, &ws);
+}
+
+static int
+pump (int from, int to)
+{
+  char buf[8192];
+  ssize_t n;
+
+  do
+    n = read (from, buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+  if (n < 0 && errno == EAGAIN)
+    return 0;
+  if (n <= 0)
+    return -1; /* EOF, or EIO once every slave end is closed */
+  write_all (to, buf, n);
+  return 0;
+}
+
+void
+terminal_relay_from_stdin (terminal_relay *r)
+{
+  if (r->in_open && pump (STDIN_FILENO, r->master) < 0)
+    r->in_open = false;
+}
+
+void
+terminal_relay_from_master (terminal_relay *r)
+{
+  if (r->out_open && pump (r->master, STDOUT_FILENO) < 0)
+    r->out_open = false;
+}
+
+void
+terminal_relay_finish (terminal_relay *r)
+{
+  while (r->out_open)
+    {
+      struct pollfd p = { r->master, POLLIN, 0 };
+      if (poll (&p, 1, 0) <= 0)
+        break;
+      terminal_relay_from_master (r);
+    }
+  if (r->raw)
+    tcsetattr (STDIN_FILENO, TCSANOW, &r->saved);
+  r->raw = false;
+}

@@ -1,0 +1,55 @@
+/* process.terminal: a pty for the container process.
+ *
+ * The pty comes from the container's own devpts: the init opens /dev/ptmx after
+ * pivot_root (after rootfs_setup mounted /dev/pts), binds the slave at /dev/console
+ * (devices_setup_console), makes it its controlling terminal and stdio.  So `tty` in
+ * the container says /dev/pts/0, and the host's devpts is never used.  The master goes
+ *   - with --console-socket: over that socket (connected by the parent before the
+ *     clone), as one SCM_RIGHTS message whose payload is the slave's name, the
+ *     protocol of runc's recvtty and conmon;
+ *   - else (`run` in the foreground): to the parent over the sync channel, which relays
+ *     it to its own stdio: raw mode on the caller's terminal (restored on exit), the
+ *     window size copied before the process starts and on SIGWINCH.
+ */
+#ifndef OCISBX_TERMINAL_H
+#define OCISBX_TERMINAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <termios.h>
+
+#include "error.h"
+
+/* Parent: connect to the --console-socket (a unix stream socket). */
+int terminal_connect_socket (const char *path, ocisbx_err **err);
+
+/* Child, after pivot_root: a new pty from /dev/ptmx; *NAME is the slave's path. */
+int terminal_open_pty (int *master, int *slave, char *name, size_t name_len, ocisbx_err **err);
+/* Send FD over the unix socket SOCK with NAME as the message. */
+int terminal_send_fd (int sock, int fd, const char *name, ocisbx_err **err);
+int terminal_set_size (int fd, unsigned rows, unsigned cols, ocisbx_err **err);
+/* Child: new session, SLAVE as controlling terminal and as fds 0, 1, 2. */
+int terminal_make_stdio (int slave, ocisbx_err **err);
+
+/* Parent (`run`): relay between our stdio and the pty master. */
+typedef struct terminal_relay
+{
+  int master;
+  bool in_open;     /* still reading our stdin */
+  bool out_open;    /* still reading the master */
+  bool raw;         /* our stdin was put into raw mode */
+  struct termios saved;
+} terminal_relay;
+
+void terminal_relay_init (terminal_relay *r, int master);
+/* Raw mode and the window size, when our stdin is a terminal. */
+int terminal_relay_start (terminal_relay *r, ocisbx_err **err);
+/* Copy our terminal's window size to the pty (on SIGWINCH). */
+void terminal_relay_resize (terminal_relay *r);
+/* Copy what is available: stdin -> master, master -> stdout. */
+void terminal_relay_from_stdin (terminal_relay *r);
+void terminal_relay_from_master (terminal_relay *r);
+/* Everything left on the master (the process exited), then restore the terminal. */
+void terminal_relay_finish (terminal_relay *r);
+
+#endif

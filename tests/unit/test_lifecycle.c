@@ -1,0 +1,428 @@
+/* Pure logic of the lifecycle: signal names, container ids, PATH lookup,
+   capability and rlimit tables, CPU lists, the state file round trip. */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/namespaces.h"
+#include "core/process.h"
+#include "core/state.h"
+#include "core/sync.h"
+#include "core/utils.h"
+#include "unit.h"
+
+static void
+test_signal_names (void)
+{
+  CHECK (signal_parse ("KILL") == SIGKILL);
+  CHECK (signal_parse ("SIGKILL") == SIGKILL);
+  CHECK (signal_parse ("kill") == SIGKILL);
+  CHECK (signal_parse ("sigterm") == SIGTERM);
+  CHECK (signal_parse ("9") == 9);
+  CHECK (signal_parse ("10") == SIGUSR1);
+  CHECK (signal_parse ("USR2") == SIGUSR2);
+  CHECK (signal_parse ("WINCH") == SIGWINCH);
+  CHECK (signal_parse ("RTMIN") == SIGRTMIN);
+  CHECK (signal_parse ("SIGRTMIN+2") == SIGRTMIN + 2);
+  CHECK (signal_parse ("RTMAX-1") == SIGRTMAX - 1);
+  CHECK (signal_parse (NULL) == -1);
+  CHECK (signal_parse ("") == -1);
+  CHECK (signal_parse ("0") == -1);
+  CHECK (signal_parse ("1000") == -1);
+  CHECK (signal_parse ("-9") == -1);
+  CHECK (signal_parse ("9x") == -1);
+  CHECK (signal_parse ("NOSUCHSIG") == -1);
+  CHECK (signal_parse ("SIG") == -1);
+  CHECK (signal_parse ("RTMIN+99") == -1);
+  CHECK (signal_parse ("RTMIN-1") == -1);
+}
+
+static void
+test_ids (void)
+{
+  ocisbx_err *err = NULL;
+  char long_id[STATE_ID_MAX + 2];
+
+  CHECK (state_validate_id ("abc", NULL) == 0);
+  CHECK (state_validate_id ("Ab_1.2-3+x", NULL) == 0);
+  CHECK (state_validate_id ("0", NULL) == 0);
+  const char *bad[] = { "", ".", "..", "../x", "a/b", "/abs", "x y", "a\tb", "a:b", "-a", "_a", ".a", "a\n", "é" };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      int r = state_validate_id (bad[i], &err);
+      CHECK (r < 0);
+      CHECK (err != NULL && strstr (err->msg, "invalid container id") != NULL);
+      err_freep (&err);
+    }
+  CHECK (state_validate_id (NULL, NULL) < 0);
+  memset (long_id, 'a', sizeof long_id);
+  long_id[STATE_ID_MAX] = '\0';
+  CHECK (state_validate_id (long_id, NULL) == 0);
+  long_id[STATE_ID_MAX] = 'a';
+  long_id[STATE_ID_MAX + 1] = '\0';
+  CHECK (state_validate_id (long_id, NULL) < 0);
+}
+
+static void
+test_capabilities (void)
+{
+  CHECK (capability_from_name ("CAP_CHOWN") == 0);
+  CHECK (capability_from_name ("CAP_SYS_ADMIN") == 21);
+  CHECK (capability_from_name ("cap_net_raw") == 13);
+  CHECK (capability_from_name ("CAP_CHECKPOINT_RESTORE") == 40);
+  CHECK (capability_from_name ("CAP_BPF") == 39);
+  CHECK (capability_from_name ("CAP_NOPE") == -1);
+  CHECK (capability_from_name ("CHOWN") == -1);
+  CHECK (capability_from_name (NULL) == -1);
+  for (int i = 0; i <= CAPABILITY_MAX; i++)
+    CHECK (capability_from_name (capability_name (i)) == i);
+  CHECK (capability_name (41) == NULL);
+  CHECK (capability_name (-1) == NULL);
+}
+
+static void
+test_rlimits (void)
+{
+  CHECK (rlimit_from_name ("RLIMIT_NOFILE") == RLIMIT_NOFILE);
+  CHECK (rlimit_from_name ("RLIMIT_CORE") == RLIMIT_CORE);
+  CHECK (rlimit_from_name ("RLIMIT_RTTIME") == RLIMIT_RTTIME);
+  CHECK (rlimit_from_name ("RLIMIT_FOO") == -1);
+  CHECK (rlimit_from_name ("rlimit_nofile") == -1);
+  CHECK (rlimit_from_name (NULL) == -1);
+}
+
+static void
+test_cpuset (void)
+{
+  cpu_set_t *s = NULL;
+  size_t sz = 0;
+
+  CHECK (cpuset_parse ("0-3,7", &s, &sz) == 0);
+  if (s)
+    {
+      CHECK (CPU_ISSET_S (0, sz, s) && CPU_ISSET_S (3, sz, s) && CPU_ISSET_S (7, sz, s));
+      CHECK (!CPU_ISSET_S (4, sz, s) && !CPU_ISSET_S (6, sz, s));
+      CHECK (CPU_COUNT_S (sz, s) == 5);
+      CPU_FREE (s);
+    }
+  s = NULL;
+  CHECK (cpuset_parse ("5", &s, &sz) == 0 && s && CPU_COUNT_S (sz, s) == 1);
+  if (s)
+    CPU_FREE (s);
+  const char *bad[] = { "", "a", "1-", "3-1", "1,,2", "1;2", "-1", "1-2-3", NULL };
+  for (size_t i = 0; bad[i]; i++)
+    {
+      s = NULL;
+      CHECK (cpuset_parse (bad[i], &s, &sz) < 0);
+      CHECK (s == NULL);
+    }
+  CHECK (cpuset_parse (NULL, &s, &sz) < 0);
+}
+
+static void
+touch (const char *path, mode_t mode)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd >= 0)
+    close (fd);
+  chmod (path, mode);
+}
+
+static void
+test_path_lookup (void)
+{
+  char tmpl[] = "/tmp/test_lifecycle.XXXXXX";
+  char *dir = mkdtemp (tmpl);
+  cleanup_free char *a = NULL, *b = NULL, *exe = NULL, *noexec = NULL, *path = NULL;
+  char *out = NULL;
+  ocisbx_err *err = NULL;
+
+  CHECK (dir != NULL);
+  if (dir == NULL)
+    return;
+  a = xasprintf ("%s/a", dir);
+  b = xasprintf ("%s/b", dir);
+  mkdir (a, 0755);
+  mkdir (b, 0755);
+  exe = xasprintf ("%s/prog", b);
+  touch (exe, 0755);
+  noexec = xasprintf ("%s/data", a);
+  touch (noexec, 0644);
+  path = xasprintf ("%s:%s", a, b);
+
+  /* found in the second directory */
+  CHECK (path_lookup ("prog", path, &out, &err) == 0);
+  CHECK_STR (out, exe);
+  free (out);
+  out = NULL;
+
+  /* missing: Go's wording, which podman matches */
+  CHECK (path_lookup ("nosuchcmd", path, &out, &err) < 0);
+  CHECK (err && strcmp (err->msg, "exec: \"nosuchcmd\": executable file not found in $PATH") == 0);
+  err_freep (&err);
+
+  /* only a non-executable candidate: permission denied */
+  CHECK (path_lookup ("data", path, &out, &err) < 0);
+  CHECK (err && strstr (err->msg, "permission denied") != NULL);
+  err_freep (&err);
+
+  /* a directory is not executable */
+  CHECK (path_lookup ("b", dir, &out, &err) < 0);
+  err_freep (&err);
+
+  /* absolute paths are not searched */
+  CHECK (path_lookup (exe, "/nonexistent", &out, &err) == 0);
+  CHECK_STR (out, exe);
+  free (out);
+  out = NULL;
+  CHECK (path_lookup ("/no/such/binary", path, &out, &err) < 0);
+  CHECK (err && strcmp (err->msg, "exec: \"/no/such/binary\": stat /no/such/binary: no such file or directory") == 0);
+  err_freep (&err);
+  CHECK (path_lookup (noexec, path, &out, &err) < 0);
+  CHECK (err && strstr (err->msg, "permission denied") != NULL && strstr (err->msg, noexec) != NULL);
+  err_freep (&err);
+
+  /* the default PATH when the environment has none: /bin/sh exists on the host */
+  CHECK (path_lookup ("sh", NULL, &out, &err) == 0);
+  CHECK (out && strstr (out, "/sh") != NULL);
+  free (out);
+  out = NULL;
+  CHECK (path_lookup ("", path, &out, &err) < 0);
+  err_freep (&err);
+
+  unlink (exe);
+  unlink (noexec);
+  rmdir (a);
+  rmdir (b);
+  rmdir (dir);
+}
+
+static void
+test_namespace_names (void)
+{
+  CHECK (ns_flag_of ("pid") == CLONE_NEWPID);
+  CHECK (ns_flag_of ("network") == CLONE_NEWNET);
+  CHECK (ns_flag_of ("mount") == CLONE_NEWNS);
+  CHECK (ns_flag_of ("time") == CLONE_NEWTIME);
+  CHECK (ns_flag_of ("net") == 0);
+  CHECK (ns_flag_of ("foo") == 0);
+  CHECK (ns_flag_of (NULL) == 0);
+  CHECK_STR (ns_proc_name (CLONE_NEWNET), "net");
+  CHECK_STR (ns_proc_name (CLONE_NEWNS), "mnt");
+  CHECK (ns_proc_name (0) == NULL);
+}
+
+static void
+test_namespace_plan (void)
+{
+  oci_namespace nss[3] = { { "pid", NULL }, { "mount", NULL }, { "foo", NULL } };
+  oci_linux lx = { 0 };
+  ns_plan plan;
+  ocisbx_err *err = NULL;
+
+  lx.namespaces = nss;
+  lx.namespaces_len = 2;
+  CHECK (ns_prepare (&lx, &plan, &err) == 0);
+  CHECK (plan.new_flags == (CLONE_NEWPID | CLONE_NEWNS));
+  CHECK (ns_clone_flags (&plan) == (CLONE_NEWPID | CLONE_NEWNS));
+  ns_plan_close (&plan);
+
+  lx.namespaces_len = 3;
+  CHECK (ns_prepare (&lx, &plan, &err) < 0);
+  CHECK (err && strcmp (err->msg, "config.json: .linux.namespaces[2].type: unknown namespace \"foo\"") == 0);
+  err_freep (&err);
+  ns_plan_close (&plan);
+
+  /* a path that is not a namespace, and one of the wrong type */
+  nss[2] = (oci_namespace){ "network", "/etc/passwd" };
+  CHECK (ns_prepare (&lx, &plan, &err) < 0);
+  CHECK (err && strstr (err->msg, ".linux.namespaces[2].path") && strstr (err->msg, "not a namespace"));
+  err_freep (&err);
+  ns_plan_close (&plan);
+  nss[2] = (oci_namespace){ "network", "/proc/self/ns/uts" };
+  CHECK (ns_prepare (&lx, &plan, &err) < 0);
+  CHECK (err && strstr (err->msg, "is a uts namespace, not network"));
+  err_freep (&err);
+  ns_plan_close (&plan);
+  nss[2] = (oci_namespace){ "network", "/proc/self/ns/net" };
+  CHECK (ns_prepare (&lx, &plan, &err) == 0);
+  CHECK (plan.n_joins == 1 && plan.joins[0].flag == CLONE_NEWNET && plan.joins[0].fd >= 0);
+  ns_plan_close (&plan);
+
+  /* twice the same kind */
+  nss[2] = (oci_namespace){ "pid", NULL };
+  CHECK (ns_prepare (&lx, &plan, &err) < 0);
+  CHECK (err && strstr (err->msg, "given twice"));
+  err_freep (&err);
+  ns_plan_close (&plan);
+}
+
+static void
+test_state_roundtrip (void)
+{
+  char tmpl[] = "/tmp/test_lifecycle_state.XXXXXX";
+  char *dir = mkdtemp (tmpl);
+  int rootfd, dirfd, dup;
+  ocisbx_err *err = NULL;
+  char *keys[] = { "a" }, *values[] = { "b" };
+  int64_t timeout = 5;
+  oci_hook hook = { .path = "/bin/true", .timeout = &timeout };
+  container_state st = {
+    .oci_version = "1.2.0", .id = "c1", .pid = 1234, .start_time = 99, .bundle = "/b", .rootfs = "/b/rootfs",
+    .created = "2024-01-01T00:00:00.000000000Z", .owner = 0, .cgroup = "x", .userns = true,
+    .annotations = { keys, values, 1 }, .poststop = &hook, .poststop_len = 1,
+  };
+  container_state *back = NULL;
+
+  CHECK (dir != NULL);
+  if (dir == NULL)
+    return;
+  rootfd = state_root_open (dir, false, &err);
+  CHECK (rootfd >= 0);
+  dirfd = state_dir_create (rootfd, "c1", &err);
+  CHECK (dirfd >= 0);
+  /* a second create of the same id fails */
+  dup = state_dir_create (rootfd, "c1", &err);
+  CHECK (dup < 0 && err && strstr (err->msg, "already exists"));
+  err_freep (&err);
+  CHECK (state_dir_create (rootfd, "../evil", &err) < 0);
+  err_freep (&err);
+
+  CHECK (state_write (dirfd, &st, &err) == 0);
+  CHECK (state_read (dirfd, "c1", &back, &err) == 0);
+  if (back)
+    {
+      CHECK_STR (back->id, "c1");
+      CHECK (back->pid == 1234 && back->start_time == 99 && back->userns);
+      CHECK_STR (back->bundle, "/b");
+      CHECK (back->annotations.len == 1);
+      CHECK (back->poststop_len == 1 && back->poststop[0].timeout && *back->poststop[0].timeout == 5);
+      /* pid 1234 with start time 99 is not a live init of ours */
+      CHECK (state_status (dirfd, back) == STATUS_STOPPED);
+      container_state_free (back);
+    }
+  CHECK_STR (container_status_name (STATUS_PAUSED), "paused");
+  close (dirfd);
+  CHECK (state_dir_open (rootfd, "nope", 0, &err) < 0 && err && strstr (err->msg, "does not exist"));
+  err_freep (&err);
+  CHECK (state_dir_remove (rootfd, "c1", &err) == 0);
+  CHECK (faccessat (rootfd, "c1", F_OK, 0) < 0 && errno == ENOENT);
+  close (rootfd);
+  rmdir (dir);
+}
+
+static void
+test_timestamp (void)
+{
+  time_t before = time (NULL);
+  cleanup_free char *ts = state_timestamp_now ();
+  time_t after = time (NULL);
+  struct tm a, b;
+  char want_a[32], want_b[32];
+
+  /* 2024-05-01T10:00:00.123456789Z */
+  CHECK (ts && strlen (ts) == 30 && ts[4] == '-' && ts[7] == '-' && ts[10] == 'T' && ts[19] == '.' && ts[29] == 'Z');
+  gmtime_r (&before, &a);
+  gmtime_r (&after, &b);
+  strftime (want_a, sizeof want_a, "%Y-%m-%dT%H:%M:%S", &a);
+  strftime (want_b, sizeof want_b, "%Y-%m-%dT%H:%M:%S", &b);
+  CHECK (ts && (strncmp (ts, want_a, 19) == 0 || strncmp (ts, want_b, 19) == 0));
+}
+
+static void
+test_proc_stat (void)
+{
+  uint64_t t = 0, t2 = 0;
+  char s = 0;
+  CHECK (proc_stat_start_time (getpid (), &t, &s) == 0);
+  CHECK (t > 0 && s == 'R');
+  CHECK (proc_stat_start_time (getpid (), &t2, NULL) == 0 && t2 == t);
+  CHECK (proc_stat_start_time (0x3fffffff, &t, &s) < 0);
+}
+
+static void
+test_sync_channel (void)
+{
+  int fds[2], pp[2];
+  ocisbx_err *err = NULL;
+  sync_msg m;
+
+  CHECK (sync_pair (fds, &err) == 0);
+  CHECK (pipe (pp) == 0);
+  CHECK (sync_send (fds[1], SYNC_READY, 7, "abc", 3, pp[0], &err) == 0);
+  CHECK (sync_recv (fds[0], SYNC_READY, &m, &err) == 0);
+  CHECK (m.value == 7 && m.len == 3 && m.payload && strcmp (m.payload, "abc") == 0 && m.fd >= 0);
+  sync_msg_clear (&m);
+  /* an error from the peer */
+  {
+    ocisbx_err *peer = NULL;
+    err_set (&peer, ENOENT, "exec: \"x\"");
+    sync_send_error (fds[1], peer);
+    err_free (peer);
+  }
+  CHECK (sync_recv (fds[0], SYNC_READY, &m, &err) < 0);
+  CHECK (err && err->errnum == ENOENT && strstr (err->msg, "exec: \"x\""));
+  err_freep (&err);
+  /* the wrong message, then end of file */
+  CHECK (sync_send (fds[1], SYNC_GO, 0, NULL, 0, -1, &err) == 0);
+  CHECK (sync_recv (fds[0], SYNC_READY, &m, &err) < 0 && err && err->errnum == EPROTO);
+  err_freep (&err);
+  close (fds[1]);
+  CHECK (sync_recv (fds[0], SYNC_READY, &m, &err) < 0 && err && err->errnum == EPIPE);
+  err_freep (&err);
+  close (fds[0]);
+  close (pp[0]);
+  close (pp[1]);
+}
+
+static void
+test_process_prepare (void)
+{
+  char *args[] = { "sh" }, *env[] = { "PATH=/bin" }, *bad_caps[] = { "CAP_CHOWN", "CAP_NOPE" };
+  oci_capabilities caps = { .bounding = bad_caps, .bounding_len = 2 };
+  oci_rlimit rl = { "RLIMIT_NOPE", 1, 1 };
+  oci_process p = { .args = args, .args_len = 1, .env = env, .env_len = 1, .cwd = "/" };
+  char *extra[] = { "LISTEN_FDS=2", NULL };
+  process_plan plan;
+  ocisbx_err *err = NULL;
+
+  CHECK (process_prepare (&p, "config.json", ".process", extra, &plan, &err) == 0);
+  CHECK (plan.need_home && plan.argv[0] && plan.argv[1] == NULL);
+  CHECK_STR (plan.envp[1], "LISTEN_FDS=2");
+  CHECK (plan.envp[2] == NULL);
+  process_plan_free (&plan);
+
+  p.capabilities = &caps;
+  CHECK (process_prepare (&p, "config.json", ".process", NULL, &plan, &err) < 0);
+  CHECK (err && strcmp (err->msg, "config.json: .process.capabilities.bounding[1]: unknown capability \"CAP_NOPE\"") == 0);
+  err_freep (&err);
+  process_plan_free (&plan);
+  p.capabilities = NULL;
+
+  p.rlimits = &rl;
+  p.rlimits_len = 1;
+  CHECK (process_prepare (&p, "config.json", ".process", NULL, &plan, &err) < 0);
+  CHECK (err && strstr (err->msg, ".process.rlimits[0].type: unknown rlimit \"RLIMIT_NOPE\""));
+  err_freep (&err);
+  process_plan_free (&plan);
+  p.rlimits_len = 0;
+
+  p.cwd = "tmp";
+  CHECK (process_prepare (&p, "config.json", ".process", NULL, &plan, &err) < 0);
+  CHECK (err && strstr (err->msg, ".process.cwd"));
+  err_freep (&err);
+  process_plan_free (&plan);
+}
+
+UNIT_MAIN (T (test_signal_names), T (test_ids), T (test_capabilities), T (test_rlimits), T (test_cpuset),
+           T (test_path_lookup), T (test_namespace_names), T (test_namespace_plan), T (test_state_roundtrip),
+           T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_process_prepare))
