@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/cloned_binary.h"
 #include "core/features_list.h"
 
 static const ocisbx_command commands[] = {
@@ -26,6 +27,16 @@ static const ocisbx_command commands[] = {
   { "update", cmd_update, "change a container's cgroup resources" },
   { "events", cmd_events, "print stats and OOM events of a container" },
 };
+
+extern char **environ;
+
+/* Commands that put a process into a container run from a sealed copy of the binary
+   (CVE-2019-5736): nothing inside can ever reach the host's ocisbx through /proc/PID/exe. */
+static bool
+enters_container (const char *cmd)
+{
+  return strcmp (cmd, "create") == 0 || strcmp (cmd, "run") == 0 || strcmp (cmd, "exec") == 0;
+}
 
 static void
 print_version (void)
@@ -144,6 +155,8 @@ main (int argc, char **argv)
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp (argv[optind], commands[i].name) == 0)
       {
+        if (enters_container (commands[i].name) && ensure_cloned_binary (argc, argv, environ, &err) < 0)
+          return cmd_fail (err);
         /* Each command sees argv[0] = its name, as getopt expects. */
         optind++;
         int cargc = argc - optind + 1;

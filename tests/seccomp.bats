@@ -1,0 +1,342 @@
+#!/usr/bin/env bats
+# linux.seccomp: actions, errno values, argument filters, architectures, flags,
+# the podman default profile, SCMP_ACT_NOTIFY with a listener, validation errors,
+# and (ocisbx) the compiled-filter cache.
+
+load helpers/common
+
+PODMAN_PROFILE="$BATS_TEST_DIRNAME/../contrib/seccomp/podman-default.json"
+
+# seccomp JSON: linux.seccomp = JSON.
+seccomp() { config_set linux.seccomp "$1"; }
+
+# block_rule ACTION [EXTRA]: ALLOW by default, ACTION for mkdir/mkdirat.
+block_rule() {
+	seccomp '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["mkdir","mkdirat"],"action":"'"$1"'"'"${2:+,$2}"'}]}'
+}
+
+@test "seccomp: ERRNO with errnoRet blocks one syscall with that errno, others work" {
+	block_rule SCMP_ACT_ERRNO '"errnoRet":38'
+	set_args sh -c 'mkdir /dev/shm/d; echo "mkdir=$?"; touch /dev/shm/f && echo touched; ls -d /dev/shm/d'
+	run run_container "$CID"
+	echo "$output"
+	[[ "$output" == *"Function not implemented"* ]]
+	[[ "$output" == *"mkdir=1"* ]]
+	[[ "$output" == *touched* ]]
+	[[ "$output" == *"No such file or directory"* ]]
+}
+
+@test "seccomp: ERRNO without errnoRet is EPERM" {
+	block_rule SCMP_ACT_ERRNO
+	set_args mkdir /dev/shm/d
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+}
+
+@test "seccomp: unknown syscall names are skipped, not fatal" {
+	seccomp '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[
+		{"names":["no_such_syscall_ocisbx","mkdir","mkdirat","another_unknown_one"],"action":"SCMP_ACT_ERRNO","errnoRet":38}]}'
+	set_args mkdir /dev/shm/d
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Function not implemented"* ]]
+}
+
+@test "seccomp: argument filters match only their values (EQ, MASKED_EQ, two args ANDed)" {
+	# personality(PER_LINUX32 = 8) refused, personality(0) allowed;
+	# chmod with o+w (mask 0002 == 0002) refused;
+	# kill(1, SIGUSR1) refused, kill(1, 0) and kill(other, SIGUSR1) allowed.
+	seccomp '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[
+		{"names":["personality"],"action":"SCMP_ACT_ERRNO","args":[{"index":0,"value":8,"op":"SCMP_CMP_EQ"}]},
+		{"names":["chmod"],"action":"SCMP_ACT_ERRNO","args":[{"index":1,"value":2,"valueTwo":2,"op":"SCMP_CMP_MASKED_EQ"}]},
+		{"names":["fchmodat"],"action":"SCMP_ACT_ERRNO","args":[{"index":2,"value":2,"valueTwo":2,"op":"SCMP_CMP_MASKED_EQ"}]},
+		{"names":["kill"],"action":"SCMP_ACT_ERRNO","errnoRet":13,"args":[
+			{"index":0,"value":1,"op":"SCMP_CMP_EQ"},{"index":1,"value":10,"op":"SCMP_CMP_EQ"}]}]}'
+	set_args sh -c '
+		linux64 true && echo linux64-ok
+		linux32 true || echo linux32-refused
+		touch /dev/shm/f
+		chmod 755 /dev/shm/f && echo chmod755-ok
+		chmod 777 /dev/shm/f || echo chmod777-refused
+		kill -0 1 && echo kill0-ok
+		kill -USR1 1 || echo usr1-refused
+		sh -c "trap \"\" USR1; kill -USR1 \$\$ && echo usr1-self-ok"
+		echo done'
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	for word in linux64-ok linux32-refused chmod755-ok chmod777-refused kill0-ok usr1-refused usr1-self-ok; do
+		[[ "$output" == *"$word"* ]]
+	done
+	[[ "$output" == *"Permission denied"* ]] # errnoRet 13 of the kill rule
+}
+
+@test "seccomp: comparison operators NE LT LE GE GT" {
+	# kill(pid, sig): the rule looks at the signal; SIGUSR1=10, SIGUSR2=12 ignored by trap
+	# SPEC: operator value usr1-result usr2-result (a: allowed, r: refused)
+	for spec in "SCMP_CMP_NE 10 a r" "SCMP_CMP_LT 11 r a" "SCMP_CMP_LE 10 r a" \
+		"SCMP_CMP_GE 11 a r" "SCMP_CMP_GT 10 a r"; do
+		set -- $spec
+		make_config
+		seccomp '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["kill"],"action":"SCMP_ACT_ERRNO",
+			"args":[{"index":1,"value":'"$2"',"op":"'"$1"'"},{"index":0,"value":0,"op":"SCMP_CMP_NE"}]}]}'
+		set_args sh -c 'trap "" USR1 USR2
+			if kill -USR1 $$ 2>/dev/null; then echo usr1=a; else echo usr1=r; fi
+			if kill -USR2 $$ 2>/dev/null; then echo usr2=a; else echo usr2=r; fi'
+		run run_container "$CID-$1"
+		echo "$1 $2: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"usr1=$3"* ]]
+		[[ "$output" == *"usr2=$4"* ]]
+	done
+}
+
+@test "seccomp: ERRNO default with an allow list" {
+	# podman's unconditional allow list, without mkdir/mkdirat; default ERRNO (EPERM)
+	"$PYTHON" - "$PODMAN_PROFILE" "$BUNDLE/config.json" <<-'EOF'
+		import json, sys
+		prof = json.load(open(sys.argv[1]))
+		names = sorted({n for s in prof["syscalls"] if s["action"] == "SCMP_ACT_ALLOW" and not s.get("args")
+		                for n in s["names"]} - {"mkdir", "mkdirat"})
+		cfg = json.load(open(sys.argv[2]))
+		cfg["linux"]["seccomp"] = {"defaultAction": "SCMP_ACT_ERRNO",
+		                           "syscalls": [{"names": names, "action": "SCMP_ACT_ALLOW"}]}
+		json.dump(cfg, open(sys.argv[2], "w"))
+	EOF
+	set_args sh -c 'echo shell-works; mkdir /dev/shm/d'
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *shell-works* ]]
+	[[ "$output" == *"Operation not permitted"* ]]
+	# defaultErrnoRet changes the default's errno
+	config_set linux.seccomp.defaultErrnoRet 38
+	run run_container "$CID-2"
+	echo "$output"
+	[[ "$output" == *"Function not implemented"* ]]
+}
+
+@test "seccomp: podman's default profile runs a shell and blocks unshare" {
+	config_set linux.seccomp "$(cat "$PODMAN_PROFILE")"
+	set_args sh -c 'echo hello; grep "^Seccomp:" /proc/self/status; unshare -m true && echo UNSHARED; unshare -n true && echo UNSHARED; true'
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *hello* ]]
+	[[ "$output" == *"Seccomp:"*2* ]] # filter mode
+	[[ "$output" != *UNSHARED* ]]
+	[[ "$output" == *"unshare"*"Operation not permitted"* ]]
+}
+
+@test "seccomp: loads without noNewPrivileges while CAP_SYS_ADMIN is not in the process's caps" {
+	config_set process.noNewPrivileges false
+	block_rule SCMP_ACT_ERRNO '"errnoRet":38'
+	set_args sh -c 'grep "^NoNewPrivs:" /proc/self/status; mkdir /dev/shm/d'
+	run run_container "$CID"
+	echo "$output"
+	[[ "$output" == *"NoNewPrivs:"*0* ]]
+	[[ "$output" == *"Function not implemented"* ]]
+}
+
+# log_entries SINCE: kernel audit lines of SCMP_ACT_LOG for mkdir (x86_64: 83) stamped
+# at or after SINCE (epoch seconds): the ring buffer may rotate, so no counting.
+log_entries() {
+	dmesg 2>/dev/null | awk -v since="$1" '/type=1326/ && /syscall=83 / && /code=0x7ffc0000/ {
+		if (match($0, /audit\([0-9]+/)) { t = substr($0, RSTART + 6, RLENGTH - 6); if (t + 0 >= since) n++ } }
+		END { print n + 0 }'
+}
+
+@test "seccomp: SCMP_ACT_LOG allows the call (and logs it)" {
+	block_rule SCMP_ACT_LOG
+	since=$(date +%s)
+	set_args sh -c 'mkdir /dev/shm/d && ls -d /dev/shm/d'
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == */dev/shm/d* ]]
+	if dmesg >/dev/null 2>&1 && [ "$(uname -m)" = x86_64 ]; then
+		for _ in 1 2 3 4 5; do [ "$(log_entries "$since")" -gt 0 ] && break; sleep 0.2; done
+		[ "$(log_entries "$since")" -gt 0 ]
+	fi
+}
+
+@test "seccomp: KILL, KILL_PROCESS, KILL_THREAD and TRAP end the process with SIGSYS" {
+	for action in SCMP_ACT_KILL SCMP_ACT_KILL_PROCESS SCMP_ACT_KILL_THREAD SCMP_ACT_TRAP; do
+		make_config
+		block_rule "$action"
+		set_args mkdir /dev/shm/d
+		run run_container "$CID-${action#SCMP_ACT_}"
+		echo "$action: status $status: $output"
+		[ "$status" -eq 159 ] # 128 + SIGSYS
+	done
+}
+
+@test "seccomp: TRACE without a tracer fails the call with ENOSYS" {
+	block_rule SCMP_ACT_TRACE '"errnoRet":5'
+	set_args sh -c 'mkdir /dev/shm/d; echo after=$?'
+	run run_container "$CID"
+	echo "$output"
+	[[ "$output" == *"Function not implemented"* ]]
+	[[ "$output" == *after=1* ]]
+}
+
+@test "seccomp: several architectures" {
+	seccomp '{"defaultAction":"SCMP_ACT_ALLOW","architectures":["SCMP_ARCH_X86_64","SCMP_ARCH_X86","SCMP_ARCH_X32"],
+		"syscalls":[{"names":["mkdir","mkdirat"],"action":"SCMP_ACT_ERRNO","errnoRet":38}]}'
+	set_args mkdir /dev/shm/d
+	run run_container "$CID"
+	echo "$output"
+	[[ "$output" == *"Function not implemented"* ]]
+}
+
+@test "seccomp: flags LOG, SPEC_ALLOW, TSYNC and WAIT_KILLABLE_RECV are accepted" {
+	case "$(basename "$OCI_RUNTIME")" in runc) skip "runc 1.1 supports no seccomp flags" ;; esac
+	local flag
+	for flag in SECCOMP_FILTER_FLAG_LOG SECCOMP_FILTER_FLAG_SPEC_ALLOW SECCOMP_FILTER_FLAG_TSYNC \
+		SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV; do
+		make_config
+		seccomp '{"defaultAction":"SCMP_ACT_ALLOW","flags":["'"$flag"'"],
+			"syscalls":[{"names":["mkdir","mkdirat"],"action":"SCMP_ACT_ERRNO","errnoRet":38}]}'
+		set_args mkdir /dev/shm/d
+		run run_container "$CID-$flag"
+		echo "$flag: $output"
+		[[ "$output" == *"Function not implemented"* ]]
+	done
+}
+
+@test "seccomp: exec'd processes get the container's filter" {
+	block_rule SCMP_ACT_ERRNO '"errnoRet":38'
+	set_args sleep 100
+	create_container "$CID"
+	runtime start "$CID"
+	run runtime exec "$CID" mkdir /dev/shm/x
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Function not implemented"* ]]
+	run runtime exec "$CID" sh -c 'echo works'
+	[ "$status" -eq 0 ]
+	[[ "$output" == works ]]
+}
+
+@test "seccomp: invalid profiles are refused before anything runs" {
+	local bad
+	for bad in \
+		'{"defaultAction":"SCMP_ACT_ALLOW","flags":["SECCOMP_FILTER_FLAG_NOPE"]}|.linux.seccomp.flags[0]' \
+		'{"defaultAction":"SCMP_ACT_ALLOW","architectures":["SCMP_ARCH_VAX"]}|.linux.seccomp.architectures[0]' \
+		'{"defaultAction":"SCMP_ACT_NOPE"}|.linux.seccomp.defaultAction' \
+		'{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["mkdir"],"action":"SCMP_ACT_NOTIFY"}]}|.linux.seccomp.listenerPath' \
+		'{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["kill"],"action":"SCMP_ACT_ERRNO","args":[{"index":0,"value":1,"op":"SCMP_CMP_XOR"}]}]}|.linux.seccomp.syscalls[0].args[0].op'; do
+		make_config
+		seccomp "${bad%|*}"
+		set_args sh -c 'echo RAN >/dev/shm/ran; echo RAN'
+		run run_container "$CID"
+		echo "${bad%|*}: status $status: $output"
+		[ "$status" -ne 0 ]
+		[[ "$output" != *RAN* ]]
+		if is_ocisbx; then
+			[[ "$output" == *"${bad#*|}"* ]]
+		fi
+		[ -z "$(runtime list -q 2>/dev/null)" ]
+	done
+}
+
+# --- SCMP_ACT_NOTIFY ---------------------------------------------------------------
+
+start_agent() {
+	AGENT_SOCK="$TESTDIR/agent.sock"
+	AGENT_OUT="$TESTDIR/agent.json"
+	"$PYTHON" "$HELPERS/seccomp_agent.py" "$AGENT_SOCK" "$AGENT_OUT" "$@" 3>&- &
+	AGENT_PID=$!
+	local tries=50
+	while [ ! -S "$AGENT_SOCK" ] && [ "$tries" -gt 0 ]; do sleep 0.1; tries=$((tries - 1)); done
+	[ -S "$AGENT_SOCK" ]
+}
+
+notify_profile() {
+	seccomp '{"defaultAction":"SCMP_ACT_ALLOW","listenerPath":"'"$AGENT_SOCK"'","listenerMetadata":"meta-'"$CID"'",
+		"architectures":["SCMP_ARCH_X86","SCMP_ARCH_X32","SCMP_ARCH_X86_64"],
+		"syscalls":[{"names":['"$1"'],"action":"SCMP_ACT_NOTIFY"}]}'
+}
+
+@test "seccomp: NOTIFY hands the listener fd and the state to the agent" {
+	[ "$(uname -m)" = x86_64 ] || skip "the agent decodes x86_64 notifications"
+	start_agent
+	notify_profile '"mkdir","mkdirat"'
+	set_args sh -c 'mkdir /dev/shm/foo; echo after=$?; touch /dev/shm/bar && echo touched'
+	run run_container "$CID"
+	echo "$output"
+	[[ "$output" == *"No medium found"* ]] # the agent's answer (ENOMEDIUM)
+	[[ "$output" == *after=1* ]]
+	[[ "$output" == *touched* ]]
+	wait_for_file "$AGENT_OUT"
+	cat "$AGENT_OUT"
+	"$PYTHON" - "$AGENT_OUT" "$CID" <<-'EOF'
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		st = d["state"]
+		assert d["nfds"] == 1, d
+		assert st["fds"] == ["seccompFd"], st
+		assert st["metadata"] == "meta-" + sys.argv[2], st
+		assert isinstance(st["pid"], int) and st["pid"] > 0, st
+		assert st["ociVersion"], st
+		assert st["state"]["id"] == sys.argv[2], st
+		assert st["state"]["pid"] == st["pid"], st
+		assert st["state"]["status"] in ("creating", "created"), st
+	EOF
+}
+
+@test "seccomp: NOTIFY of the syscalls the runtime uses after loading the filter" {
+	[ "$(uname -m)" = x86_64 ] || skip "the agent decodes x86_64 notifications"
+	start_agent
+	notify_profile '"execve","openat","open","read","close","mkdir","mkdirat"'
+	set_args sh -c 'mkdir /dev/shm/foo; echo after=$?'
+	run run_container "$CID"
+	echo "$output"
+	[[ "$output" == *"No medium found"* ]]
+	[[ "$output" == *after=1* ]]
+}
+
+@test "seccomp: NOTIFY with no agent listening fails the container" {
+	AGENT_SOCK="$TESTDIR/nobody-listens.sock"
+	notify_profile '"mkdir"'
+	set_args sh -c 'echo RAN'
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *RAN* ]]
+}
+
+# --- the compiled-filter cache (ocisbx) ------------------------------------------
+
+@test "seccomp: the compiled filter is cached under --root, a corrupt entry is rewritten" {
+	requires_ocisbx "seccomp cache under --root"
+	config_set linux.seccomp "$(cat "$PODMAN_PROFILE")"
+	set_args true
+	run_container "$CID"
+	entries=("$ROOT"/seccomp-cache/*.bpf)
+	[ "${#entries[@]}" -eq 1 ] && [ -s "${entries[0]}" ]
+	sum=$(sha256sum <"${entries[0]}")
+	[ "$(stat -c %a "$ROOT/seccomp-cache")" = 700 ]
+
+	run runtime --debug run -b "$BUNDLE" "$CID-2"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"from the cache"* ]]
+	[ "$(sha256sum <"${entries[0]}")" = "$sum" ]
+
+	printf 'garbage' | dd of="${entries[0]}" bs=1 seek=120 conv=notrunc 2>/dev/null
+	run runtime --debug run -b "$BUNDLE" "$CID-3"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"corrupt entry"* ]]
+	[[ "$output" == *"compiled"* ]]
+	[ "$(sha256sum <"${entries[0]}")" = "$sum" ]
+
+	# the filter from the cache still filters
+	set_args sh -c 'unshare -m true || echo refused'
+	run run_container "$CID-4"
+	[[ "$output" == *refused* ]]
+}

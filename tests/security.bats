@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# Container escapes that the runtime must close: /proc/self/exe overwrite
+# (CVE-2019-5736), leaked fds and a cwd through them (CVE-2024-21626), mount without
+# CAP_SYS_ADMIN; and the LSM labels.
+
+load helpers/common
+
+# A private copy of the runtime: an attack that works corrupts only the copy.
+private_runtime() {
+	RT="$TESTDIR/rt-$(basename "$OCI_RUNTIME")"
+	cp "$OCI_RUNTIME" "$RT"
+	RT_SUM=$(sha256sum <"$RT")
+}
+rt() { OCIT_TAG="$CID" timeout --foreground -k 5 30 "$RT" --root "$ROOT" "$@"; }
+
+@test "security: no mount without CAP_SYS_ADMIN" {
+	set_args sh -c 'mount -t tmpfs none /mnt && echo MOUNTED; mount --bind /dev/shm /mnt && echo MOUNTED; umount /proc && echo UNMOUNTED; true'
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *MOUNTED* ]]
+	[[ "$output" == *"mount:"*"ermission denied"* || "$output" == *"mount:"*"not permitted"* ]]
+}
+
+@test "security: the container's init runs from a sealed copy of the runtime (/proc/PID/exe)" {
+	private_runtime
+	set_args sleep 100
+	rt create -b "$BUNDLE" "$CID" </dev/null >/dev/null 2>"$TESTDIR/err" || { cat "$TESTDIR/err"; false; }
+	pid=$(rt state "$CID" | json_field pid)
+	exe=$(readlink "/proc/$pid/exe")
+	echo "init exe: $exe"
+	[ "$exe" != "$RT" ]
+	if is_ocisbx; then [[ "$exe" == /memfd:ocisbx* ]]; fi # runc 1.1: a detached read-only mount
+	# neither writable in place nor through a reopened fd
+	! { echo '#!/bin/sh' >>"/proc/$pid/exe"; } 2>/dev/null
+	exec 8<"/proc/$pid/exe"
+	! { echo '#!/bin/sh' >>/proc/self/fd/8; } 2>/dev/null
+	exec 8<&-
+	rt start "$CID"
+	wait_for_status "$CID" running
+	[ "$(sha256sum <"$RT")" = "$RT_SUM" ]
+}
+
+@test "security: a container cannot overwrite the runtime through /proc/PID/exe" {
+	private_runtime
+	# The CVE-2019-5736 flow, deterministic: A waits in `created`, its pid 1 still
+	# the runtime.  B shares A's pid namespace, opens /proc/1/exe, waits until A's
+	# pid 1 has exec'd its process (the runtime binary is no longer busy), then
+	# writes through the fd it kept.
+	set_args sleep 100
+	rt create -b "$BUNDLE" "$CID-a" </dev/null >/dev/null 2>"$TESTDIR/err" || { cat "$TESTDIR/err"; false; }
+	pid=$(rt state "$CID-a" | json_field pid)
+
+	mkdir "$TESTDIR/b"
+	cp -a "$BUNDLE/rootfs" "$TESTDIR/b/rootfs"
+	cp "$BUNDLE/config.json" "$TESTDIR/b/config.json"
+	BUNDLE="$TESTDIR/b"
+	config_set 'linux.namespaces[type=pid]' "{\"type\":\"pid\",\"path\":\"/proc/$pid/ns/pid\"}"
+	bind_shared /mnt
+	set_args sh -c '
+		echo "exe: $(readlink /proc/1/exe)" >/mnt/log
+		if exec 3</proc/1/exe; then echo opened >>/mnt/log; else echo open-refused >>/mnt/log; fi
+		echo "#!/bin/sh" >>/proc/1/exe && echo WROTE-IN-PLACE >>/mnt/log
+		echo ready >/mnt/ready
+		i=0
+		until readlink /proc/1/exe | grep -q busybox || [ $i -gt 100 ]; do sleep 0.05; i=$((i + 1)); done
+		echo "then: $(readlink /proc/1/exe)" >>/mnt/log
+		echo "#!/bin/sh" >>/proc/self/fd/3 && echo WROTE-THROUGH-FD >>/mnt/log
+		echo done >>/mnt/log'
+	# B runs from the real runtime: nothing may execute the copy once A has started
+	runtime run -b "$BUNDLE" "$CID-b" </dev/null >"$TESTDIR/b.out" 2>&1 &
+	wait_for_file "$SHARED/ready" 10
+	rt start "$CID-a"
+	for _ in $(seq 100); do grep -q done "$SHARED/log" && break; sleep 0.1; done
+	cat "$SHARED/log" "$TESTDIR/b.out"
+	grep -q done "$SHARED/log"
+	! grep -q WROTE "$SHARED/log"
+	[ "$(sha256sum <"$RT")" = "$RT_SUM" ]
+	wait_for_status "$CID-a" running
+}
+
+@test "security: exec'd processes race for the runtime's exe and lose" {
+	private_runtime
+	# The attacker scans for non-busybox executables in its pid namespace while the
+	# runtime enters it for `exec`, opens them and writes through the fd later.
+	set_args sh -c '
+		while :; do
+			for p in /proc/[0-9]*; do
+				case "$p" in /proc/1 | /proc/$$) continue ;; esac
+				e=$(readlink "$p/exe" 2>/dev/null) || continue
+				case "$e" in */busybox | "") continue ;; esac
+				exec 3<"$p/exe" 2>/dev/null || continue
+				echo "opened $e" >>/dev/shm/log
+				sleep 0.1
+				echo "#!/bin/sh" 2>/dev/null >>/proc/self/fd/3 && echo "WROTE $e" >>/dev/shm/log
+				exec 3<&-
+			done
+		done'
+	rt create -b "$BUNDLE" "$CID" </dev/null >/dev/null 2>"$TESTDIR/err" || { cat "$TESTDIR/err"; false; }
+	rt start "$CID"
+	for _ in $(seq 20); do rt exec "$CID" true; done
+	run rt exec "$CID" sh -c 'cat /dev/shm/log 2>/dev/null; echo end'
+	echo "$output"
+	[[ "$output" == *end* ]]
+	[[ "$output" != *WROTE* ]]
+	[ "$(sha256sum <"$RT")" = "$RT_SUM" ]
+}
+
+# fds_of PID: "N -> target" for each open fd, seen from the host.
+fds_of() {
+	local f
+	for f in /proc/"$1"/fd/*; do echo "${f##*/} -> $(readlink "$f")"; done
+}
+
+@test "security: no runtime fd reaches the container (run and exec)" {
+	set_args sleep 100
+	exec 7>"$TESTDIR/host-file" # an fd the runtime inherits from its caller
+	create_container "$CID"
+	runtime start "$CID"
+	wait_for_status "$CID" running
+	pid=$(container_pid "$CID")
+	fds_of "$pid"
+	[ "$(ls /proc/"$pid"/fd | sort -n | tr '\n' ' ')" = "0 1 2 " ]
+
+	runtime exec -d --pid-file "$TESTDIR/exec.pid" "$CID" sleep 100 </dev/null >/dev/null 2>&1
+	exec 7>&-
+	wait_for_file "$TESTDIR/exec.pid"
+	epid=$(cat "$TESTDIR/exec.pid")
+	fds_of "$epid"
+	[ "$(ls /proc/"$epid"/fd | sort -n | tr '\n' ' ')" = "0 1 2 " ]
+	run fds_of "$epid"
+	[[ "$output" != *host-file* ]]
+	[[ "$output" != *"$ROOT"* ]]
+	[[ "$output" != *memfd* ]]
+}
+
+@test "security: cwd /proc/self/fd/N does not reach the host (CVE-2024-21626)" {
+	local n
+	# The container checks that its cwd is under its root; ESCAPED otherwise.
+	local check='cwd=$(pwd -P 2>/dev/null) || { echo ESCAPED-unreachable; exit 0; }
+		case "$cwd" in /*) ;; *) echo "ESCAPED $cwd"; exit 0 ;; esac
+		[ "$(stat -c %d:%i .)" = "$(stat -c %d:%i "$cwd")" ] || { echo "ESCAPED $cwd"; exit 0; }
+		[ -e /.in-container ] && echo "inside $cwd"'
+	touch "$BUNDLE/rootfs/.in-container"
+	set_args sh -c "$check"
+	for n in 3 4 5 6 7 8 9; do
+		config_set process.cwd "/proc/self/fd/$n"
+		run run_container "$CID-$n"
+		echo "cwd fd $n: status $status: $output"
+		[[ "$output" != *ESCAPED* ]]
+	done
+
+	config_set process.cwd /
+	set_args sleep 100
+	create_container "$CID"
+	runtime start "$CID"
+	for n in 3 4 5 6 7 8 9; do
+		run runtime exec --cwd "/proc/self/fd/$n" "$CID" sh -c "$check"
+		echo "exec cwd fd $n: status $status: $output"
+		[[ "$output" != *ESCAPED* ]]
+	done
+}
+
+@test "security: an AppArmor profile on a host without AppArmor is an error" {
+	if [ "$(cat /sys/module/apparmor/parameters/enabled 2>/dev/null)" = Y ]; then
+		skip "AppArmor is enabled here"
+	fi
+	config_set process.apparmorProfile ocisbx-test-profile
+	set_args sh -c 'echo RAN'
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *RAN* ]]
+	if is_ocisbx; then [[ "$output" == *"AppArmor is not enabled"* ]]; fi
+	[ -z "$(runtime list -q 2>/dev/null)" ]
+}
+
+@test "security: an SELinux label on a host without SELinux is ignored" {
+	if [ -e /sys/fs/selinux/enforce ]; then skip "SELinux is enabled here"; fi
+	requires_ocisbx "runc 1.1 refuses a label when SELinux is off"
+	config_set process.selinuxLabel "system_u:system_r:container_t:s0:c1,c2"
+	set_args sh -c 'echo RAN'
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *RAN* ]]
+}
