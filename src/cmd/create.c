@@ -1,5 +1,6 @@
 #include <config.h>
 #include "create_opts.h"
+#include "../core/rootless.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -63,7 +64,8 @@ cmd_parse_create_opts (const ocisbx_globals *g, int argc, char **argv, bool run,
   memset (o, 0, sizeof *o);
   o->root = g->root;
   o->systemd_cgroup = g->systemd_cgroup;
-  o->rootless = strcmp (g->rootless, "true") == 0 || (strcmp (g->rootless, "auto") == 0 && geteuid () != 0);
+  /* auto: not root, or in a user namespace (rootless.h) */
+  o->rootless = strcmp (g->rootless, "true") == 0 || (strcmp (g->rootless, "auto") == 0 && rootless_auto ());
   opterr = 0;
   while ((c = getopt_long (argc, argv, run ? "b:dh" : "b:h", opts, NULL)) != -1)
     {

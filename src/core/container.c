@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,9 +90,19 @@ validate_namespaces (create_ctx *c, ocisbx_err **err)
     {
       if (lx->uid_mappings_len == 0 || lx->gid_mappings_len == 0)
         return err_set (err, 0, "config.json: .linux.uidMappings/gidMappings: a new user namespace needs both");
+      /* unprivileged: which maps need newuidmap/newgidmap, and are we entitled to them */
+      if (idmap_prepare (lx, &c->idmap, err) < 0)
+        return -1;
+      if (c->idmap.deny_setgroups && c->cfg->process && c->cfg->process->user.additional_gids_len > 0)
+        return err_set (err, 0, "config.json: .process.user.additionalGids: setgroups is denied in a user namespace "
+                                "whose gid map an unprivileged user wrote itself (map /etc/subgid ranges in "
+                                ".linux.gidMappings to go through newgidmap)");
     }
   else if (lx && (lx->uid_mappings_len || lx->gid_mappings_len))
     return err_set (err, 0, "config.json: .linux.uidMappings: given without a new user namespace");
+  else if (!c->userns && !rootless_has_cap (CAP_SYS_ADMIN))
+    return err_set (err, 0, "config.json: .linux.namespaces: without CAP_SYS_ADMIN (rootless) the container "
+                            "needs a user namespace (`ocisbx spec --rootless` writes one)");
   return 0;
 }
 
@@ -273,10 +284,12 @@ clone_init (create_ctx *c, ocisbx_err **err)
     .rootfs = c->rootfs,
     .bundle = c->bundle,
     .console_slave_fd = -1, /* the pty is made after pivot_root: container_init.c */
-    .userns = c->userns,
+    /* in a user namespace, new or the runtime's own (rootless podman): no mknod */
+    .userns = c->userns || rootless_in_userns (),
     .no_pivot = c->o->no_pivot,
     .new_cgroupns = (c->ns.new_flags & CLONE_NEWCGROUP) != 0,
     .cgroup_path = cgroup_path (c->cgroup),
+    .cgroup = c->cgroup,
   };
 
   cgroup_join_prepare (c->cgroup, CGROUP_FS_ROOT, &c->cgj);
@@ -346,8 +359,7 @@ init_environment (create_ctx *c, ocisbx_err **err)
     return err_set (err, ESRCH, "the container init exited at once");
   if (c->ns.new_flags & CLONE_NEWUSER)
     {
-      if (ns_write_id_maps (c->pid, lx->uid_mappings, lx->uid_mappings_len, lx->gid_mappings,
-                            lx->gid_mappings_len, geteuid () != 0, err) < 0)
+      if (idmap_write (c->pid, lx, &c->idmap, err) < 0)
         return -1;
     }
   if (c->proc.has_oom_score_adj)
@@ -537,6 +549,7 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   close_fd (&c->master);
   cgroup_join_close (&c->cgj);
   ns_plan_close (&c->ns);
+  idmap_plan_free (&c->idmap);
   process_plan_free (&c->proc);
   if (c->seccomp)
     seccomp_prog_free (c->seccomp);

@@ -12,6 +12,7 @@
 #include "namespaces.h"
 #include "process.h"
 #include "rootfs.h"
+#include "rootless.h"
 #include "seccomp.h"
 
 #define CGROUP_FS_ROOT "/sys/fs/cgroup"
@@ -39,6 +40,7 @@ typedef struct create_ctx
 
   /* plans */
   ns_plan ns;
+  idmap_plan idmap; /* how the parent writes the uid/gid maps (rootless.h) */
   process_plan proc;
   rootfs_ctx rctx;
   bool userns;        /* new or joined user namespace */

@@ -36,6 +36,7 @@ cgroup_manager_free (cgroup_manager *m)
   free (m->h);
   free (m->fs_root);
   free (m->path);
+  free (m->denied);
   free (m);
 }
 
@@ -338,6 +339,7 @@ int
 cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
 {
   cleanup_manager cgroup_manager *m = xmalloc0 (sizeof *m);
+  cg_rootless_storage rs;
 
   m->fs_root = xstrdup (cc->fs_root ? cc->fs_root : CG_DEFAULT_ROOT);
   m->layout = cc->layout != CGROUP_LAYOUT_AUTO ? cc->layout : cgroup_detect_layout (m->fs_root);
@@ -360,16 +362,16 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
         int e = (*err)->errnum;
         if (!m->rootless || (e != EACCES && e != EPERM && e != EROFS))
           goto fail;
-        /* Rootless: live without this hierarchy; resources that need it fail later. */
-        log_debug ("cgroups: rootless, skipping %s: %s", m->h[i].name, (*err)->msg);
+        /* Rootless: live without this hierarchy; the limits that need it are
+           dropped with a warning (rootless.c). */
+        cg_rootless_drop (m, i, (*err)->msg);
         err_freep (err);
-        hier_free (&m->h[i]);
-        memmove (&m->h[i], &m->h[i + 1], (m->n - i - 1) * sizeof *m->h);
-        m->n--;
         i--;
       }
   pick_path (m);
-  if (apply_resources (m, cc->resources, cc->devices, cc->devices_len, false, err) < 0)
+  if (apply_resources (m, cg_rootless_resources (m, cc->resources, &rs), cc->devices, cc->devices_len, false,
+                       err)
+      < 0)
     goto fail;
   log_debug ("cgroups: %s layout, cgroup %s", cgroup_layout_name (m->layout), m->path);
   *out = steal_ptr (&m);
@@ -390,7 +392,12 @@ cgroup_enter (cgroup_manager *m, pid_t pid, ocisbx_err **err)
   snprintf (buf, sizeof buf, "%d", (int) pid);
   for (size_t i = 0; i < m->n; i++)
     if (cg_write_h (m, &m->h[i], "cgroup.procs", buf, err) < 0)
-      return err_wrap (err, "cgroups: join %s", m->h[i].name[0] ? m->h[i].name : "cgroup2");
+      {
+        err_wrap (err, "cgroups: join %s", m->h[i].name[0] ? m->h[i].name : "cgroup2");
+        if (cg_rootless_enter (m, i, err) < 0)
+          return -1;
+        i--;
+      }
   return 0;
 }
 
@@ -472,8 +479,8 @@ cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, 
   return 0;
 }
 
-static int
-remove_hier (cgroup_manager *m, cg_hier *h, ocisbx_err **err)
+int
+cg_remove_hier (cgroup_manager *m, cg_hier *h, ocisbx_err **err)
 {
   cleanup_free char *dir = NULL;
 
@@ -510,14 +517,14 @@ cgroup_destroy (cgroup_manager *m, ocisbx_err **err)
     cgroup_kill_all (m, SIGKILL, &e0);
   err_freep (&e0);
   /* cgroup2 first: cgroup.kill empties the cgroup in one write. */
-  if (u && remove_hier (m, u, err) < 0)
+  if (u && cg_remove_hier (m, u, err) < 0)
     ret = -1;
   for (size_t i = 0; i < m->n; i++)
     {
       cleanup_err ocisbx_err *e = NULL;
       if (&m->h[i] == u)
         continue;
-      if (remove_hier (m, &m->h[i], ret == 0 ? err : &e) < 0)
+      if (cg_remove_hier (m, &m->h[i], ret == 0 ? err : &e) < 0)
         ret = -1;
     }
   return ret;
@@ -550,6 +557,8 @@ cgroup_kill_all (cgroup_manager *m, int sig, ocisbx_err **err)
   bool was_frozen = false, froze = false;
   size_t n = 0;
 
+  if (m->n == 0) /* rootless without any cgroup: the caller signals what it knows */
+    return err_set (err, ENOENT, "cgroups: the container has no cgroup to list its processes");
   if (fr && cgroup_is_frozen (m, &was_frozen, &e) < 0)
     err_freep (&e);
   if (u && sig == SIGKILL)

@@ -27,6 +27,8 @@ struct cgroup_manager
   cgroup_layout layout;
   bool fake; /* plain directory tree (unit tests) */
   bool rootless;
+  char *denied; /* rootless: controllers of the hierarchies dropped (comma list, "unified"
+                   for cgroup2), for the warnings about limits; not serialized */
   char *fs_root;
   char *path; /* cgroup_path (): the unified one when there is one, else the first */
   cg_hier *h;
@@ -78,6 +80,25 @@ cg_hier *cg_find (const cgroup_manager *m, const char *c);
 cg_hier *cg_unified (const cgroup_manager *m);
 /* The hierarchy used to list processes. */
 cg_hier *cg_main (const cgroup_manager *m);
+
+/* Remove the cgroup of H and the parents we created (cgroups.c). */
+int cg_remove_hier (cgroup_manager *m, cg_hier *h, ocisbx_err **err);
+
+/* ---- rootless.c ---- */
+/* Forget hierarchy I (removing what we created of it), noting its controllers. */
+void cg_rootless_drop (cgroup_manager *m, size_t i, const char *why);
+typedef struct cg_rootless_storage
+{
+  oci_resources res;
+  oci_cpu cpu;
+} cg_rootless_storage;
+/* IN without the limits of dropped hierarchies (each with a warning); IN itself unless
+   rootless.  The result may point into S. */
+const oci_resources *cg_rootless_resources (const cgroup_manager *m, const oci_resources *in,
+                                            cg_rootless_storage *s);
+/* cgroup_enter failed with *ERR on hierarchy I: rootless and a permission error: drop
+   it with a warning and return 0; else -1 with *ERR kept. */
+int cg_rootless_enter (cgroup_manager *m, size_t i, ocisbx_err **err);
 
 /* ---- v1.c / v2.c ---- */
 /* A new v1 cpuset cgroup DIR gets its parent's cpus and mems (it cannot take tasks

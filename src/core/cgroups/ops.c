@@ -9,6 +9,7 @@
 
 #include "../state.h"
 #include "../utils.h"
+#include "internal.h"
 #include "ops.h"
 
 struct cgops_container
@@ -58,6 +59,11 @@ open_container (const char *root, const char *id, int lock, cgops_container **ou
     return err_set (err, ENOENT, "container `%s` has no cgroups", id);
   if (cgroup_load (NULL, c->st->cgroup, &c->m, err) < 0)
     return err_wrap (err, "container `%s`", id);
+  if (c->m->rootless && c->m->n == 0)
+    return err_set (err, 0,
+                    "container `%s` has no cgroup: it was created rootless, and no cgroup was writable by its "
+                    "user (delegate a subtree to it and set linux.cgroupsPath there)",
+                    id);
   *out = steal_ptr (&c);
   return 0;
 }
