@@ -18,6 +18,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "cgroups/cgroups.h"
 #include "pathres.h"
 #include "utils.h"
 
@@ -65,6 +66,9 @@ cgroup_source (const rootfs_ctx *ctx, const char *hierarchy, bool v2)
   cleanup_free char *own = NULL;
   const char *rel = ctx->cgroup_path;
 
+  /* Relative cgroupsPaths differ per hierarchy (under the runtime's own cgroup there). */
+  if (ctx->cgroup != NULL && cgroup_path_in (ctx->cgroup, v2 ? NULL : hierarchy) != NULL)
+    rel = cgroup_path_in (ctx->cgroup, v2 ? NULL : hierarchy);
   if (rel == NULL || *rel == '\0')
     rel = own = own_cgroup (hierarchy, v2);
   if (rel == NULL)

@@ -28,6 +28,7 @@ typedef struct rootfs_ctx
   bool no_pivot;           /* --no-pivot */
   bool new_cgroupns;       /* the container has its own cgroup namespace */
   const char *cgroup_path; /* the container's cgroup path (relative to hierarchy roots), for cgroup mounts */
+  const struct cgroup_manager *cgroup; /* when set, the per-hierarchy paths come from it */
 } rootfs_ctx;
 
 /* In the parent, before anything is created: mount destinations, options and
