@@ -142,6 +142,17 @@ mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_byt
 	[ ! -e "/sys/fs/cgroup/memory${own%/}/$CID-rel" ]
 }
 
+@test "cgroupsPath: the cgroup mount shows the container's own cgroup (relative path)" {
+	is_v2 && skip "v1 layout test"
+	config_set linux.cgroupsPath "\"$CID-relmnt\""
+	config_set linux.resources.memory '{"limit": 50331648}'
+	set_args cat /sys/fs/cgroup/memory/memory.limit_in_bytes
+	run runtime run -b "$BUNDLE" "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = 50331648 ]
+}
+
 @test "cgroupsPath: \"..\" is rejected, naming the field" {
 	requires_ocisbx "error message"
 	config_set linux.cgroupsPath '"/ocit/../../etc"'
