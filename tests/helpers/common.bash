@@ -5,22 +5,52 @@
 #   OCI_RUNTIME     runtime binary under test (default: $OCISBX_BIN, else ../ocisbx)
 #   OCI_SCHEMA_DIR  OCI JSON schemas (default: ../../shared/oci-schema from tests/)
 #   BUSYBOX         static busybox for the test rootfs (default: /bin/busybox)
+#   PYTHON          python3 with jsonschema (default: /usr/bin/python3, else python3)
+#   RUNTIME_TIMEOUT seconds one runtime command may take (default: 30)
 #
-# Per test: $TESTDIR (scratch), $ROOT (runtime --root), $BUNDLE (config.json +
-# rootfs, a private copy), $CID (a container id unique to this test), $SHARED (a host
-# dir for bind mounts).  `runtime ARGS` runs the runtime with --root "$ROOT".
+# Per test (common_setup): $TESTDIR (scratch), $ROOT (the runtime's --root),
+# $BUNDLE (config.json + a private copy of the busybox rootfs), $CID (a container
+# id unique to this test; use "$CID-x" for more), $SHARED (a host dir for bind
+# mounts), $IO (containers' stdio files, see create_container).
+# `runtime ARGS` runs the runtime with --root "$ROOT".  Teardown removes it all.
 
 HELPERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OCI_RUNTIME="${OCI_RUNTIME:-${OCISBX_BIN:-$BATS_TEST_DIRNAME/../ocisbx}}"
 OCI_SCHEMA_DIR="${OCI_SCHEMA_DIR:-$BATS_TEST_DIRNAME/../../shared/oci-schema}"
 BUSYBOX="${BUSYBOX:-/bin/busybox}"
-PYTHON="${PYTHON:-python3}"
+# Debian's python3 (with python3-jsonschema) starts faster than a pyenv shim
+if [ -z "${PYTHON:-}" ]; then
+	PYTHON=python3
+	[ -x /usr/bin/python3 ] && PYTHON=/usr/bin/python3
+fi
 ROOTFS_CACHE="${BATS_SUITE_TMPDIR:-${BATS_FILE_TMPDIR:-/tmp}}/rootfs"
 
-# Runs the runtime under test.  OCIT_TAG marks every process it starts (the
-# runtime inherits it) so leftovers can be found: see tagged_pids.
+# Runs the runtime under test, bounded by RUNTIME_TIMEOUT seconds (a hang fails
+# the test instead of the suite).  OCIT_TAG marks every process it starts (they
+# inherit it) so leftovers can be found: see tagged_pids.
 runtime() {
-	OCIT_TAG="$CID" "$OCI_RUNTIME" --root "$ROOT" "$@"
+	OCIT_TAG="$CID" timeout --foreground -k 5 "${RUNTIME_TIMEOUT:-30}" \
+		"$OCI_RUNTIME" --root "$ROOT" "$@"
+}
+
+# create_container ID [OPTION...]: `runtime create -b $BUNDLE` with stdio on files.
+# With terminal:false the container inherits the runtime's stdio, so a pipe (as in
+# bats' `run`) would stay open as long as the container lives.  The container's
+# output goes to $IO/ID.out and $IO/ID.err; on failure .err is copied to stderr.
+create_container() {
+	local id=$1 rc=0 f
+	shift
+	f="$IO/${id//\//_}"
+	runtime create -b "$BUNDLE" "$@" "$id" </dev/null >"$f.out" 2>"$f.err" || rc=$?
+	[ "$rc" -eq 0 ] || cat "$f.err" >&2
+	return "$rc"
+}
+
+# run_container ID [OPTION...]: `runtime run -b $BUNDLE` in the foreground.
+run_container() {
+	local id=$1
+	shift
+	runtime run -b "$BUNDLE" "$@" "$id"
 }
 
 is_ocisbx() {
@@ -69,6 +99,7 @@ setup_rootfs_cache() {
 	[ -x "$ROOTFS_CACHE/bin/busybox" ] && return 0
 	local tmp
 	tmp=$(mktemp -d "$ROOTFS_CACHE.XXXXXX")
+	chmod 755 "$tmp" # mktemp made it 0700: other users could not reach /bin
 	build_rootfs "$tmp"
 	mv -T "$tmp" "$ROOTFS_CACHE" 2>/dev/null || rm -rf "$tmp"
 }
@@ -92,6 +123,11 @@ set_args() { config_set process.args "$(json_array "$@")"; }
 
 # json_array ARG...: prints the ARGs as a JSON array of strings.
 json_array() { "$PYTHON" -c 'import json,sys; print(json.dumps(sys.argv[1:]))' "$@"; }
+
+# tmpfs_at DEST: mounts a fresh tmpfs at DEST (the default rootfs is read-only).
+tmpfs_at() {
+	config_add mounts "{\"destination\":\"$1\",\"type\":\"tmpfs\",\"source\":\"tmpfs\",\"options\":[\"nosuid\",\"nodev\",\"mode=1777\"]}"
+}
 
 # bind_shared [DEST] [ro]: bind-mounts the host dir $SHARED at DEST (default /mnt).
 bind_shared() {
@@ -137,15 +173,46 @@ wait_for_file() {
 	[ -s "$1" ] || { echo "timed out waiting for $1" >&2; return 1; }
 }
 
+# pid_alive PID: PID exists and is not a zombie.
+pid_alive() {
+	local st
+	st=$(cut -d')' -f2 "/proc/$1/stat" 2>/dev/null) || return 1
+	[[ "$st" != " Z"* ]]
+}
+
+# wait_pid_gone PID [TIMEOUT_SECONDS=5]
+wait_pid_gone() {
+	local tries=$((${2:-5} * 10))
+	while pid_alive "$1" && [ "$tries" -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	! pid_alive "$1" || { echo "process $1 is still alive" >&2; return 1; }
+}
+
 count_mounts() { wc -l </proc/self/mountinfo; }
 
-# mountpoints: the mount points of this mount namespace, sorted.
-mountpoints() { awk '{print $5}' /proc/self/mountinfo | sort; }
-
-# tagged_pids: processes started by `runtime` in this test that are still alive.
+# tagged_pids: live processes of this test's runtime calls and containers: those
+# with OCIT_TAG=$CID in their environment (runtime() sets it; errors tests also put
+# it in process.env) or with $ROOT in their command line or environment.
 tagged_pids() {
-	grep -lsa -e "OCIT_TAG=$CID\$" -e "OCIT_TAG=$CID"$'\x00' /proc/[0-9]*/environ 2>/dev/null |
-		cut -d/ -f3 | grep -vx -e "$$" -e "$BASHPID" || true
+	"$PYTHON" - "$CID" "$ROOT" "$$" "$BASHPID" <<-'EOF'
+		import os, sys
+		tag, root, *skip = sys.argv[1:]
+		tag, root = ("OCIT_TAG=" + tag).encode(), root.encode()
+		skip = set(skip) | {str(os.getpid()), str(os.getppid())}
+		for pid in filter(str.isdigit, os.listdir("/proc")):
+		    try:
+		        env = open("/proc/%s/environ" % pid, "rb").read().split(b"\0")
+		        cmd = open("/proc/%s/cmdline" % pid, "rb").read()
+		        state = open("/proc/%s/stat" % pid, "rb").read().rsplit(b")", 1)[1].split()[0]
+		    except (OSError, IndexError):
+		        continue
+		    if pid in skip or state == b"Z":
+		        continue
+		    if tag in env or root in cmd or any(root in e for e in env):
+		        print(pid)
+	EOF
 }
 
 # state_entries: what the runtime keeps under $ROOT (nothing for no containers).
@@ -153,7 +220,34 @@ state_entries() { ls -A "$ROOT" 2>/dev/null || true; }
 
 # cgroup_dirs: cgroup directories named after this test's containers.
 cgroup_dirs() {
-	find /sys/fs/cgroup/ -maxdepth 3 -type d -name "$CID*" 2>/dev/null || true
+	find /sys/fs/cgroup/ -maxdepth 5 -type d \( -name "$CID" -o -name "$CID-*" \) 2>/dev/null || true
+}
+
+# test_mounts: mounts of this namespace that involve the test's dirs (as mount
+# point or as bind source).  Other mounts are left out: other suites on the
+# machine mount and unmount things at any time.
+test_mounts() {
+	awk -v d="$TESTDIR/" 'index($4, d) == 1 || index($5, d) == 1 {print $4, $5}' /proc/self/mountinfo | sort
+}
+
+# snapshot_host / assert_nothing_left: after a failed create nothing of it may
+# remain: no state entries, no new mounts, no processes, no cgroups.
+snapshot_host() {
+	test_mounts >"$TESTDIR/mounts.before"
+}
+
+assert_nothing_left() {
+	local left tries=10
+	left=$(state_entries)
+	[ -z "$left" ] || { echo "left in the state dir: $left" >&2; return 1; }
+	test_mounts | diff "$TESTDIR/mounts.before" - >&2 || { echo "mounts left (above)" >&2; return 1; }
+	while left=$(tagged_pids) && [ -n "$left" ] && [ "$tries" -gt 0 ]; do
+		sleep 0.1
+		tries=$((tries - 1))
+	done
+	[ -z "$left" ] || { echo "processes left:" >&2; ps -o pid,ppid,stat,args -p "${left//$'\n'/,}" >&2; return 1; }
+	left=$(cgroup_dirs)
+	[ -z "$left" ] || { echo "cgroups left: $left" >&2; return 1; }
 }
 
 # validate_json SCHEMA [FILE]: validates FILE (or stdin) against $OCI_SCHEMA_DIR/SCHEMA.
@@ -168,20 +262,27 @@ common_setup_file() {
 }
 
 common_setup() {
+	command -v "$OCI_RUNTIME" >/dev/null || {
+		echo "no runtime at '$OCI_RUNTIME': build it, or set OCI_RUNTIME (or OCISBX_BIN)" >&2
+		return 1
+	}
 	TESTDIR="$BATS_TEST_TMPDIR"
 	# unix socket paths are limited to 108 bytes: keep the scratch dir short
 	if [ "${#TESTDIR}" -gt 60 ]; then TESTDIR=$(mktemp -d /tmp/ocit.XXXXXX); fi
 	ROOT="$TESTDIR/root"
 	BUNDLE="$TESTDIR/bundle"
 	SHARED="$TESTDIR/shared"
+	IO="$TESTDIR/io"
 	CID="ocit-$$-${BATS_TEST_NUMBER}"
-	mkdir -p "$ROOT" "$BUNDLE" "$SHARED"
+	mkdir -p "$ROOT" "$BUNDLE" "$SHARED" "$IO"
+	setup_rootfs_cache # in case the file has a setup_file of its own
 	cp -a "$ROOTFS_CACHE" "$BUNDLE/rootfs"
 	make_config
 }
 
 common_teardown() {
 	local id pid pids=() mp
+	[ -n "${TESTDIR:-}" ] && [ -n "${CID:-}" ] || return 0 # common_setup did not run
 	# everything the runtime knows about, plus whatever is left in its state dir
 	for id in $(
 		{
@@ -191,20 +292,20 @@ common_teardown() {
 	); do
 		pid=$(timeout 10 "$OCI_RUNTIME" --root "$ROOT" state "$id" 2>/dev/null | json_field pid 2>/dev/null) &&
 			[ "${pid:-0}" -gt 0 ] && pids+=("$pid")
-		timeout 10 "$OCI_RUNTIME" --root "$ROOT" kill "$id" KILL >/dev/null 2>&1
-		timeout 10 "$OCI_RUNTIME" --root "$ROOT" delete --force "$id" >/dev/null 2>&1
+		timeout 10 "$OCI_RUNTIME" --root "$ROOT" kill "$id" KILL >/dev/null 2>&1 || true
+		timeout 10 "$OCI_RUNTIME" --root "$ROOT" delete --force "$id" >/dev/null 2>&1 || true
 	done
 	# leftovers: container inits, tagged processes, this test's background jobs
 	for pid in "${pids[@]}" $(tagged_pids) $(jobs -p); do
-		kill -9 "$pid" 2>/dev/null
+		kill -9 "$pid" 2>/dev/null || true
 	done
-	wait 2>/dev/null
+	wait 2>/dev/null || true
 	# lazy-unmount anything left below the test's dirs, deepest first
 	for mp in $(awk -v d="$TESTDIR/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo | sort -r); do
-		umount -l "$mp" 2>/dev/null
+		umount -l "$mp" 2>/dev/null || true
 	done
-	for mp in $(cgroup_dirs | sort -r); do rmdir "$mp" 2>/dev/null; done
-	rm -rf --one-file-system "$TESTDIR" 2>/dev/null
+	for mp in $(cgroup_dirs | sort -r); do rmdir "$mp" 2>/dev/null || true; done
+	rm -rf --one-file-system "$TESTDIR" 2>/dev/null || true
 	return 0
 }
 

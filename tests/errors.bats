@@ -1,0 +1,131 @@
+#!/usr/bin/env bats
+# Bad configs: create fails with a non-zero exit and leaves nothing behind.
+
+load helpers/common
+
+setup() {
+	common_setup
+	set_args sleep 100
+	# mark the container process too, so tagged_pids finds it after the exec
+	config_add process.env "OCIT_TAG=$CID"
+	snapshot_host
+}
+
+# create_fails: create must fail, and leave nothing behind; $output has its stderr.
+create_fails() {
+	run create_container "$CID"
+	echo "create: status $status: $output"
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 124 ] # not a timeout
+	assert_nothing_left
+}
+
+@test "errors: a good config creates (control for the tests below)" {
+	run create_container "$CID"
+	[ "$status" -eq 0 ]
+	[ -n "$(state_entries)" ]
+	[ -n "$(tagged_pids)" ]
+	run runtime delete --force "$CID"
+	[ "$status" -eq 0 ]
+	assert_nothing_left
+}
+
+@test "errors: invalid JSON" {
+	echo '{ "ociVersion": "1.0.2", ' >"$BUNDLE/config.json"
+	create_fails
+}
+
+@test "errors: missing config.json" {
+	rm "$BUNDLE/config.json"
+	create_fails
+	[[ "$output" == *config.json* ]]
+}
+
+@test "errors: process.args not an array" {
+	config_set process.args '"sh"'
+	create_fails
+	if is_ocisbx; then
+		[[ "$output" == *'config.json: .process.args: expected an array of strings'* ]]
+	fi
+}
+
+@test "errors: process.args holds a non-string" {
+	config_set process.args '["sh", 1]'
+	create_fails
+	if is_ocisbx; then
+		[[ "$output" == *'config.json: .process.args: expected an array of strings'* ]]
+	fi
+}
+
+@test "errors: unknown namespace type" {
+	config_set 'linux.namespaces[2].type' '"foo"'
+	create_fails
+	if is_ocisbx; then
+		[[ "$output" == *'.linux.namespaces[2].type: unknown namespace "foo"'* ]]
+	fi
+}
+
+@test "errors: missing executable (absolute path)" {
+	set_args /nonexistent
+	create_fails
+	[[ "$output" == */nonexistent* ]]
+	[[ "$output" == *'no such file or directory'* ]]
+}
+
+@test "errors: missing executable (PATH lookup), run fails fast" {
+	set_args nosuchcmd
+	SECONDS=0
+	RUNTIME_TIMEOUT=10 run run_container "$CID" </dev/null
+	echo "run: status $status in ${SECONDS}s: $output"
+	[ "$status" -ne 0 ]
+	[ "$status" -ne 124 ]
+	[ "$SECONDS" -lt 5 ]
+	[[ "$output" == *nosuchcmd* ]]
+	[[ "$output" == *'executable file not found'* ]]
+	assert_nothing_left
+}
+
+@test "errors: missing rootfs" {
+	config_set root.path '"no-such-rootfs"'
+	create_fails
+}
+
+@test "errors: relative cwd" {
+	config_set process.cwd '"tmp"'
+	create_fails
+}
+
+@test "errors: a bind mount of a missing source, after other mounts" {
+	config_add mounts '{"destination":"/mnt","type":"bind","source":"/no/such/dir","options":["rbind"]}'
+	create_fails
+}
+
+@test "errors: a mount with an unknown filesystem type" {
+	config_add mounts '{"destination":"/mnt","type":"nosuchfs","source":"none"}'
+	create_fails
+}
+
+@test "errors: start/state/kill/delete of a container that failed to create" {
+	config_set process.cwd '"tmp"'
+	create_fails
+	for cmd in start state 'kill' delete; do
+		run runtime $cmd "$CID"
+		[ "$status" -ne 0 ]
+	done
+}
+
+@test "errors: --log FILE --log-format json writes JSON lines" {
+	set_args /nonexistent
+	run "$OCI_RUNTIME" --root "$ROOT" --log "$TESTDIR/log.json" --log-format json \
+		create -b "$BUNDLE" "$CID" </dev/null
+	[ "$status" -ne 0 ]
+	[ -s "$TESTDIR/log.json" ]
+	"$PYTHON" - "$TESTDIR/log.json" <<-'EOF'
+		import json, sys
+		lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+		assert lines, "no log lines"
+		for l in lines:
+		    assert {"level", "msg", "time"} <= set(l), l
+		assert any(l["level"] == "error" and "/nonexistent" in l["msg"] for l in lines), lines
+	EOF
+}

@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# process.terminal: the pty handed over --console-socket, and the pty that a
+# foreground `run` relays itself.
+
+load helpers/common
+
+setup() {
+	common_setup
+	config_set process.terminal true
+	SOCK="$TESTDIR/console.sock"
+}
+
+# start_recvtty [recvtty.py OPTION...]: console receiver in the background, output
+# in $TESTDIR/tty.out; waits until it listens.
+start_recvtty() {
+	"$PYTHON" "$HELPERS/recvtty.py" --out "$TESTDIR/tty.out" "$@" "$SOCK" </dev/null 3>&- &
+	RECVTTY=$!
+	for _ in $(seq 50); do [ -S "$SOCK" ] && return 0; sleep 0.1; done
+	echo "recvtty did not start" >&2
+	return 1
+}
+
+# wait_recvtty: waits until the receiver saw the pty hang up and checks its exit.
+wait_recvtty() {
+	for _ in $(seq 100); do pid_alive "$RECVTTY" || break; sleep 0.1; done
+	wait "$RECVTTY"
+}
+
+# tty_output: what the receiver got, without the pty's \r.
+tty_output() { tr -d '\r' <"$TESTDIR/tty.out"; }
+
+# in_script SHELL-COMMAND [INPUT]: runs it under script(1), on a pty of its own,
+# typing INPUT; the input stays open (at EOF script would type ^D).  Prints the
+# output sans \r, returns the command's exit code.
+in_script() {
+	local rc=0
+	rm -f "$TESTDIR/stdin"
+	mkfifo "$TESTDIR/stdin"
+	exec 8<>"$TESTDIR/stdin"
+	printf '%s' "${2:-}" >&8
+	timeout 20 script -qec "$1" /dev/null <"$TESTDIR/stdin" >"$TESTDIR/script.out" 3>&- 8>&- || rc=$?
+	exec 8>&-
+	tr -d '\r' <"$TESTDIR/script.out"
+	return "$rc"
+}
+
+# settle_size: shell code that waits until the pty has a size.  runc 1.1 sizes the
+# pty it relays only after the process started; ocisbx must size it before.
+settle_size() {
+	# (busybox stty size exits 0 on a 0x0 pty, printing only an error)
+	is_ocisbx || echo 'for i in $(seq 30); do [ -n "$(stty size 2>/dev/null)" ] && break; sleep 0.1; done;'
+}
+
+# runtime_cmd ARG...: the runtime command line, quoted for a shell.
+runtime_cmd() { printf '%q ' "$OCI_RUNTIME" --root "$ROOT" "$@"; }
+
+@test "terminal: output arrives over the pty sent to --console-socket" {
+	set_args sh -c 'tty; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo all-ttys; echo to-stderr >&2'
+	start_recvtty
+	run create_container "$CID" --console-socket "$SOCK"
+	[ "$status" -eq 0 ]
+	runtime start "$CID"
+	wait_recvtty
+	run tty_output
+	echo "$output"
+	[[ "${lines[0]}" == /dev/pts/* ]]
+	[ "${lines[1]}" = all-ttys ]
+	[ "${lines[2]}" = to-stderr ]
+	# nothing went to the runtime's own stdio
+	[ ! -s "$IO/$CID.out" ]
+}
+
+@test "terminal: input written to the pty master reaches the process" {
+	set_args sh -c 'read line; echo "got:$line"'
+	start_recvtty --send $'hello-input\n'
+	create_container "$CID" --console-socket "$SOCK"
+	runtime start "$CID"
+	wait_recvtty
+	run tty_output
+	echo "$output"
+	grep -qx 'got:hello-input' <<<"$output"
+}
+
+@test "terminal: consoleSize is honoured" {
+	config_set process.consoleSize '{"height":30,"width":100}'
+	set_args stty size
+	start_recvtty --winsize "$TESTDIR/winsize"
+	create_container "$CID" --console-socket "$SOCK"
+	runtime start "$CID"
+	wait_recvtty
+	run tty_output
+	[ "$output" = "30 100" ]
+	[ "$(cat "$TESTDIR/winsize")" = "30 100" ]
+}
+
+@test "terminal: /dev/console is the pty" {
+	set_args sh -c 'stat -c "%t:%T" /dev/console "$(tty)"'
+	start_recvtty
+	create_container "$CID" --console-socket "$SOCK"
+	runtime start "$CID"
+	wait_recvtty
+	run tty_output
+	echo "$output"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "${lines[1]}" ]
+	[[ "${lines[0]}" == 88:* ]] # a unix98 pty slave (major 136)
+}
+
+@test "terminal: create without --console-socket fails" {
+	set_args true
+	snapshot_host
+	run create_container "$CID"
+	[ "$status" -ne 0 ]
+	assert_nothing_left
+}
+
+@test "terminal: --console-socket without terminal fails" {
+	config_set process.terminal false
+	set_args true
+	start_recvtty
+	snapshot_host
+	run create_container "$CID" --console-socket "$SOCK"
+	[ "$status" -ne 0 ]
+	assert_nothing_left
+}
+
+@test "terminal: run without --console-socket relays a pty of the caller's size" {
+	set_args sh -c "$(settle_size) tty; stty size; echo done"
+	run in_script "stty rows 33 cols 111; $(runtime_cmd run -b "$BUNDLE" "$CID")"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == /dev/pts/* ]]
+	[ "${lines[1]}" = "33 111" ]
+	[ "${lines[2]}" = done ]
+}
+
+@test "terminal: run relays a window size change" {
+	bind_shared /mnt
+	set_args sh -c "$(settle_size)"'stty size; echo x >/mnt/sized
+		for i in $(seq 50); do [ "$(stty size)" != "33 111" ] && break; sleep 0.1; done; stty size'
+	# resize the terminal once the container saw its first size: the runtime gets
+	# SIGWINCH and must pass the new size on
+	resize="for i in \$(seq 50); do [ -e $SHARED/sized ] && break; sleep 0.1; done
+		stty rows 44 cols 122 </dev/tty"
+	run in_script "stty rows 33 cols 111; ($resize) & $(runtime_cmd run -b "$BUNDLE" "$CID"); wait"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "33 111" ]
+	[ "${lines[1]}" = "44 122" ]
+}
+
+@test "terminal: run relays input and returns the exit code" {
+	set_args sh -c 'read line; echo "got:$line"; exit 7'
+	run in_script "$(runtime_cmd run -b "$BUNDLE" "$CID")" $'hello-input\n'
+	echo "$output"
+	[ "$status" -eq 7 ]
+	grep -qx 'got:hello-input' <<<"$output"
+}
