@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "core/cloned_binary.h"
 #include "core/features_list.h"
+#include "core/rootless.h"
 
 static const ocisbx_command commands[] = {
   { "create", cmd_create, "create a container" },
@@ -54,7 +55,8 @@ print_help (void)
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     printf ("  %-10s %s\n", commands[i].name, commands[i].summary);
   printf ("\nGlobal options:\n"
-          "  --root DIR           state directory (default /run/ocisbx)\n"
+          "  --root DIR           state directory (default /run/ocisbx; for a non-root user\n"
+          "                       $XDG_RUNTIME_DIR/ocisbx, else /tmp/ocisbx-UID)\n"
           "  --log FILE           also write messages to FILE\n"
           "  --log-format FMT     text (default) or json\n"
           "  --debug              debug messages\n"
@@ -145,6 +147,14 @@ main (int argc, char **argv)
     }
   if (log_init (g.log, g.log_fmt, g.debug, &err) < 0)
     return cmd_fail (err);
+  if (g.root == NULL)
+    {
+      /* A non-root user's containers live in a directory of its own (rootless.h). */
+      char *root = NULL;
+      if (rootless_default_root (getenv ("XDG_RUNTIME_DIR"), "/tmp", &root, &err) < 0)
+        return cmd_fail (err);
+      g.root = root; /* lives until exit */
+    }
 
   if (optind >= argc)
     {
