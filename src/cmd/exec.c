@@ -1,13 +1,232 @@
 #include <config.h>
 #include "cmd.h"
 
+#include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/exec.h"
+#include "../core/utils.h"
+
+static const char exec_help[] =
+  "Usage: ocisbx exec [OPTIONS] CONTAINER-ID COMMAND [ARG...]\n"
+  "       ocisbx exec [OPTIONS] --process FILE CONTAINER-ID\n\n"
+  "Run a new process in a running container: its namespaces, cgroups, root,\n"
+  "capabilities, rlimits, seccomp filter and LSM labels.  The exit status is the\n"
+  "process's (128+N when it died of signal N); 127 when the command is not found,\n"
+  "126 when it cannot be run, 255 for other failures.\n\n"
+  "  -p, --process FILE         the process as a runtime-spec process.json\n"
+  "  -t, --tty                  a pty for the process (relayed, or --console-socket)\n"
+  "      --console-socket S     send the pty master to the unix socket S\n"
+  "  -d, --detach               return once the process runs\n"
+  "      --pid-file FILE        write the process's pid to FILE\n"
+  "      --cwd DIR              working directory in the container\n"
+  "  -e, --env KEY=VALUE        set an environment variable (repeatable)\n"
+  "  -u, --user UID[:GID]       user (and group) ids\n"
+  "  -g, --additional-gids GID  an additional group (repeatable)\n"
+  "  -c, --cap CAP              add a capability to every set (repeatable)\n"
+  "      --no-new-privs         set no_new_privs\n"
+  "      --preserve-fds N       pass fds 3 .. 3+N-1 on to the process\n"
+  "      --process-label L      SELinux label of the process\n"
+  "      --apparmor PROFILE     AppArmor profile of the process\n"
+  "      --ignore-paused        exec even into a paused container (the process\n"
+  "                             waits frozen until `resume`)\n";
+
+static int
+parse_id (const char *s, unsigned long *out)
+{
+  char *end;
+  unsigned long v;
+
+  errno = 0;
+  v = strtoul (s, &end, 10);
+  if (*s == '\0' || *s == '-' || *end || errno || v > 0xfffffffeUL)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int
+parse_user (const char *s, exec_opts *o)
+{
+  cleanup_free char *copy = xstrdup (s);
+  char *colon = strchr (copy, ':');
+  unsigned long v;
+
+  if (colon)
+    {
+      *colon = '\0';
+      if (parse_id (colon + 1, &v) < 0)
+        return -1;
+      o->gid = (gid_t) v;
+      o->has_gid = true;
+    }
+  if (parse_id (copy, &v) < 0)
+    return -1;
+  o->uid = (uid_t) v;
+  o->has_uid = true;
+  return 0;
+}
+
+/* "-g 10 -g 20" or "-g 10,20". */
+static int
+parse_gids (const char *s, exec_opts *o, size_t max)
+{
+  cleanup_free char *copy = xstrdup (s);
+  char *save = NULL;
+
+  for (char *t = strtok_r (copy, ",", &save); t; t = strtok_r (NULL, ",", &save))
+    {
+      unsigned long v;
+      if (parse_id (t, &v) < 0 || o->n_add_gids == max)
+        return -1;
+      o->add_gids[o->n_add_gids++] = (gid_t) v;
+    }
+  return 0;
+}
+
+static int
+parse_bool (const char *s)
+{
+  if (s == NULL || strcmp (s, "true") == 0 || strcmp (s, "1") == 0)
+    return 1;
+  if (strcmp (s, "false") == 0 || strcmp (s, "0") == 0)
+    return 0;
+  return -1;
+}
 
 int
 cmd_exec (const ocisbx_globals *g, int argc, char **argv)
 {
-  if (cmd_wants_help (argc, argv, "Usage: ocisbx exec\n"))
-    return 0;
-  fprintf (stderr, "ocisbx exec: not implemented\n");
-  return 1;
+  enum
+  {
+    OPT_CONSOLE_SOCKET = 256,
+    OPT_PID_FILE,
+    OPT_CWD,
+    OPT_NO_NEW_PRIVS,
+    OPT_PRESERVE_FDS,
+    OPT_PROCESS_LABEL,
+    OPT_APPARMOR,
+    OPT_IGNORE_PAUSED,
+  };
+  static const struct option opts[] = {
+    { "process", required_argument, NULL, 'p' },
+    { "tty", no_argument, NULL, 't' },
+    { "console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET },
+    { "detach", no_argument, NULL, 'd' },
+    { "pid-file", required_argument, NULL, OPT_PID_FILE },
+    { "cwd", required_argument, NULL, OPT_CWD },
+    { "env", required_argument, NULL, 'e' },
+    { "user", required_argument, NULL, 'u' },
+    { "additional-gids", required_argument, NULL, 'g' },
+    { "cap", required_argument, NULL, 'c' },
+    { "no-new-privs", optional_argument, NULL, OPT_NO_NEW_PRIVS },
+    { "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
+    { "process-label", required_argument, NULL, OPT_PROCESS_LABEL },
+    { "apparmor", required_argument, NULL, OPT_APPARMOR },
+    { "ignore-paused", no_argument, NULL, OPT_IGNORE_PAUSED },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  cleanup_free char **env = xmalloc0 ((argc + 1) * sizeof (char *));
+  cleanup_free char **caps = xmalloc0 ((argc + 1) * sizeof (char *));
+  cleanup_free gid_t *gids = NULL;
+  size_t max_gids = argc;
+  exec_opts o;
+  ocisbx_err *err = NULL;
+  int c, code;
+
+  for (int i = 0; i < argc; i++)
+    for (const char *p = argv[i]; *p; p++)
+      max_gids += *p == ',';
+  gids = xmalloc0 ((max_gids + 1) * sizeof (gid_t));
+  memset (&o, 0, sizeof o);
+  o.root = g->root;
+  o.env = env;
+  o.caps = caps;
+  o.add_gids = gids;
+  o.no_new_privs = -1;
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+p:tde:u:g:c:h", opts, NULL)) != -1)
+    {
+      char *end;
+      long n;
+      switch (c)
+        {
+        case 'p':
+          o.process_file = optarg;
+          break;
+        case 't':
+          o.tty = true;
+          break;
+        case OPT_CONSOLE_SOCKET:
+          o.console_socket = optarg;
+          break;
+        case 'd':
+          o.detach = true;
+          break;
+        case OPT_PID_FILE:
+          o.pid_file = optarg;
+          break;
+        case OPT_CWD:
+          o.cwd = optarg;
+          break;
+        case 'e':
+          o.env[o.n_env++] = optarg;
+          break;
+        case 'u':
+          if (parse_user (optarg, &o) < 0)
+            return cmd_usage_error ("exec", "--user \"%s\": not UID[:GID] (numbers)", optarg);
+          break;
+        case 'g':
+          if (parse_gids (optarg, &o, max_gids) < 0)
+            return cmd_usage_error ("exec", "--additional-gids \"%s\": not a group id", optarg);
+          break;
+        case 'c':
+          o.caps[o.n_caps++] = optarg;
+          break;
+        case OPT_NO_NEW_PRIVS:
+          o.no_new_privs = parse_bool (optarg);
+          if (o.no_new_privs < 0)
+            return cmd_usage_error ("exec", "--no-new-privs=%s: true or false", optarg);
+          break;
+        case OPT_PRESERVE_FDS:
+          n = strtol (optarg, &end, 10);
+          if (*optarg == '\0' || *end || n < 0 || n > 65536)
+            return cmd_usage_error ("exec", "--preserve-fds: \"%s\" is not a count of fds", optarg);
+          o.preserve_fds = (int) n;
+          break;
+        case OPT_PROCESS_LABEL:
+          o.process_label = optarg;
+          break;
+        case OPT_APPARMOR:
+          o.apparmor = optarg;
+          break;
+        case OPT_IGNORE_PAUSED:
+          o.ignore_paused = true;
+          break;
+        case 'h':
+          fputs (exec_help, stdout);
+          return 0;
+        default:
+          return cmd_usage_error ("exec", "unknown option %s", argv[optind - 1]);
+        }
+    }
+  if (optind >= argc)
+    return cmd_usage_error ("exec", "a container id is required");
+  o.id = argv[optind++];
+  o.args = argv + optind;
+  o.n_args = argc - optind;
+  if (o.process_file && o.n_args)
+    return cmd_usage_error ("exec", "--process and a command cannot be given together");
+  if (o.process_file == NULL && o.n_args == 0)
+    return cmd_usage_error ("exec", "a command to run is required (or --process FILE)");
+  if (container_exec (&o, &code, &err) < 0)
+    {
+      cmd_fail (err);
+      return code;
+    }
+  return code;
 }

@@ -1,0 +1,229 @@
+/* exec: the child, from clone3 (already in the container's pid namespace and, with
+   cgroup2, in its cgroup) to execve.  It runs on the parent's memory, reports a
+   failure as one message on the sync channel and exits 126, 127 or 255; success
+   shows as end-of-file (the channel is O_CLOEXEC). */
+#include <config.h>
+#include "exec_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lsm.h"
+#include "namespaces.h"
+#include "sync.h"
+#include "terminal.h"
+#include "utils.h"
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+/* Every namespace of the init that is not ours, user first.  One setns(2) on the
+   init's pidfd (Linux 5.8) joins them all at once; older kernels take the files. */
+static int
+join_namespaces (exec_ctx *c, ocisbx_err **err)
+{
+  static const int order[] = { CLONE_NEWUSER, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWNET,
+                               CLONE_NEWCGROUP, CLONE_NEWTIME, CLONE_NEWNS };
+  int fds[sizeof order / sizeof order[0]];
+  size_t n = sizeof order / sizeof order[0];
+  int ret = 0;
+
+  if (c->ns_flags == 0)
+    return 0;
+  if (setns (c->pidfd, c->ns_flags) == 0)
+    return 0;
+  if (errno != EINVAL && errno != EBADF)
+    return err_set (err, errno, "join the container's namespaces (setns on the init's pidfd)");
+  /* before the user namespace: /proc/<init> may not be ours to read after it */
+  for (size_t i = 0; i < n; i++)
+    {
+      char path[32];
+      fds[i] = -1;
+      if (!(c->ns_flags & order[i]))
+        continue;
+      snprintf (path, sizeof path, "ns/%s", ns_proc_name (order[i]));
+      fds[i] = openat (c->procfd, path, O_RDONLY | O_CLOEXEC);
+      if (fds[i] < 0 && ret == 0)
+        ret = err_set (err, errno, "open /proc/%d/%s", (int) c->st->pid, path);
+    }
+  for (size_t i = 0; i < n && ret == 0; i++)
+    if (fds[i] >= 0 && setns (fds[i], order[i]) < 0)
+      ret = err_set (err, errno, "setns %s namespace", ns_proc_name (order[i]));
+  for (size_t i = 0; i < n; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
+  return ret;
+}
+
+/* The init's root, whatever the mount namespace's root is (--no-pivot). */
+static int
+enter_root (exec_ctx *c, ocisbx_err **err)
+{
+  if (fchdir (c->init_root) < 0)
+    return err_set (err, errno, "chdir to the container's root");
+  if (chroot (".") < 0)
+    return err_set (err, errno, "chroot to the container's root");
+  close_fd (&c->init_root);
+  return 0;
+}
+
+static int
+setup_terminal (exec_ctx *c, int *slave, ocisbx_err **err)
+{
+  char name[64];
+  int master = -1;
+  int r = 0;
+
+  if (terminal_open_pty (&master, slave, name, sizeof name, err) < 0)
+    return -1;
+  if (c->has_winsize)
+    {
+      if (ioctl (*slave, TIOCSWINSZ, &c->winsize) < 0)
+        r = err_set (err, errno, "set the terminal size");
+    }
+  else if (c->plan.console_size)
+    r = terminal_set_size (*slave, c->plan.console_size->height, c->plan.console_size->width, err);
+  if (r == 0)
+    {
+      if (c->console_sock >= 0)
+        r = terminal_send_fd (c->console_sock, master, name, err);
+      else
+        r = sync_send (c->sync_child, SYNC_READY, 0, NULL, 0, master, err);
+    }
+  close (master);
+  close_fd (&c->console_sock);
+  return r;
+}
+
+/* With a listener the parent fetches the notify fd (pidfd_getfd) and passes it on. */
+static int
+load_seccomp (exec_ctx *c, ocisbx_err **err)
+{
+  int nfd = -1, r = 0;
+  sync_msg m;
+
+  if (c->seccomp == NULL)
+    return 0;
+  if (seccomp_load (c->seccomp, &nfd, err) < 0)
+    return -1;
+  c->seccomp = NULL;
+  if (nfd >= 0)
+    {
+      r = sync_send (c->sync_child, SYNC_SECCOMP, nfd, NULL, 0, -1, err);
+      if (r == 0)
+        r = sync_recv (c->sync_child, SYNC_SECCOMP_ACK, &m, err);
+      close (nfd);
+    }
+  return r;
+}
+
+static int
+setup (exec_ctx *c, ocisbx_err **err)
+{
+  process_plan *p = &c->plan;
+  cleanup_err ocisbx_err *cwd_err = NULL;
+  int slave = -1;
+
+  if (c->cgj.usable && cgroup_join_self (&c->cgj, err) < 0)
+    return -1;
+  cgroup_join_close (&c->cgj);
+  if (c->parent_enters_cgroup)
+    {
+      sync_msg go;
+      if (sync_recv (c->sync_child, SYNC_GO, &go, err) < 0)
+        return -1;
+    }
+  if (p->cpu_initial)
+    sched_setaffinity (0, p->cpuset_size, p->cpu_initial);
+  /* Without a terminal, a session of its own here; with one, at terminal_make_stdio. */
+  if (!p->terminal && setsid () < 0)
+    return err_set (err, errno, "setsid");
+  /* rlimits above ours need CAP_SYS_RESOURCE of the host: before the user namespace */
+  if (process_apply_early (p, err) < 0)
+    return -1;
+  if (p->has_oom_score_adj)
+    {
+      char val[16];
+      snprintf (val, sizeof val, "%d", p->oom_score_adj);
+      if (write_proc_file ("/proc/self/oom_score_adj", val, strlen (val), err) < 0)
+        return err_wrap (err, "process.oomScoreAdj");
+    }
+  if (join_namespaces (c, err) < 0)
+    return -1;
+  close_fd (&c->pidfd);
+  close_fd (&c->procfd);
+  if (enter_root (c, err) < 0)
+    return -1;
+
+  if (p->terminal && setup_terminal (c, &slave, err) < 0)
+    return -1;
+  /* Without no_new_privs loading a filter needs CAP_SYS_ADMIN: before the drop. */
+  if (!p->no_new_privs && load_seccomp (c, err) < 0)
+    return -1;
+  process_chdir (p, &cwd_err); /* as root first; again as the user if that failed */
+  if (process_setup_user (p, err) < 0)
+    return -1;
+  if (cwd_err && process_chdir (p, err) < 0)
+    return -1;
+  if (slave >= 0)
+    {
+      if (terminal_make_stdio (slave, err) < 0)
+        return -1;
+      if (slave > 2)
+        close (slave);
+    }
+  if (process_set_no_new_privs (p, err) < 0)
+    return -1;
+  if (lsm_apply_exec_label (p->apparmor_profile, p->selinux_label, err) < 0)
+    return -1;
+  return 0;
+}
+
+/* 127: not found, 126: found but not runnable, as a shell says it. */
+static int
+exec_failure_code (const ocisbx_err *err, int errnum)
+{
+  if (errnum == EACCES || errnum == ENOEXEC || errnum == EPERM || errnum == EISDIR
+      || (err && err->msg && strstr (err->msg, "permission denied")))
+    return EXEC_EXIT_CANNOT_RUN;
+  return EXEC_EXIT_NOT_FOUND;
+}
+
+_Noreturn void
+exec_child (exec_ctx *c)
+{
+  ocisbx_err *err = NULL;
+  char *exe = NULL;
+  int code = EXEC_EXIT_FAILED;
+
+  /* The parent's: the lock would otherwise be held until execve. */
+  close_fd (&c->lockfd);
+  close_fd (&c->rootfd);
+  close_fd (&c->sync_parent);
+
+  if (setup (c, &err) == 0)
+    {
+      if (process_resolve (&c->plan, &exe, &err) < 0)
+        code = exec_failure_code (err, 0);
+      else if (load_seccomp (c, &err) == 0 && cloexec_fds_from (3 + c->o->preserve_fds, &err) == 0)
+        {
+          int e;
+          process_exec (&c->plan, exe, &err);
+          e = err ? err->errnum : 0;
+          code = exec_failure_code (err, e);
+        }
+    }
+  sync_send_error (c->sync_child, err);
+  _exit (code);
+}
