@@ -49,7 +49,7 @@ report ()
   for rt in "${RTS[@]}"; do echo "   ${VERSION[$rt]}"; done
   [ ${#MISSING[@]} -gt 0 ] && echo "   not found, skipped: ${MISSING[*]}"
   echo "   base config from \`$BASE_SPEC_FROM spec\`; podman seccomp: ${SECCOMP:-none}"
-  echo "   medians; xN = ratio to crun's median; Nfail = failed attempts (not in the median)"
+  echo "   medians (CPU: 10 %-trimmed means); xN = ratio to crun's; Nfail = failed attempts (left out)"
   echo
   line=$(printf '%-17s %-8s %-4s' metric config unit)
   for rt in "${cols[@]}"; do line+=$(printf ' %-19s' "$rt"); done

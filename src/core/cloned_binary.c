@@ -2,6 +2,7 @@
 #include <config.h>
 #include "cloned_binary.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static int
 copy_all (int from, int to, off_t size, ocisbx_err **err)
 {
   off_t done = 0;
-  char buf[65536];
+  char buf[8192]; /* the fallback only: a large frame would be probed page by page */
 
   while (done < size)
     {
@@ -61,7 +62,8 @@ copy_all (int from, int to, off_t size, ocisbx_err **err)
     }
   while (done < size)
     {
-      ssize_t r = read (from, buf, sizeof buf);
+      size_t want = size - done < (off_t) sizeof buf ? (size_t) (size - done) : sizeof buf;
+      ssize_t r = read (from, buf, want);
       if (r < 0 && errno == EINTR)
         continue;
       if (r <= 0)
@@ -73,17 +75,70 @@ copy_all (int from, int to, off_t size, ocisbx_err **err)
   return 0;
 }
 
+/* How many leading bytes of the executable EXE (SIZE bytes long) the kernel and ld.so
+   need: the ELF header, the program headers and every segment's file contents.  What
+   follows (debug info, symbol tables, section headers: most of an unstripped build) is
+   never mapped, so the copy leaves it out.  *SHDR_GONE is set when the section header
+   table falls outside that prefix.  Anything unexpected: SIZE (copy it all).  */
+static off_t
+image_extent (int exe, off_t size, bool *shdr_gone)
+{
+  Elf64_Ehdr eh;
+  Elf64_Phdr ph[64];
+  off_t end;
+
+  *shdr_gone = false;
+  if (pread (exe, &eh, sizeof eh, 0) != (ssize_t) sizeof eh
+      || memcmp (eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64
+      || eh.e_phentsize != sizeof ph[0] || eh.e_phnum == 0
+      || eh.e_phnum > sizeof ph / sizeof ph[0])
+    return size;
+  if (pread (exe, ph, eh.e_phnum * sizeof ph[0], eh.e_phoff)
+      != (ssize_t) (eh.e_phnum * sizeof ph[0]))
+    return size;
+  end = eh.e_phoff + eh.e_phnum * sizeof ph[0];
+  for (size_t i = 0; i < eh.e_phnum; i++)
+    if (ph[i].p_type != PT_NULL && (off_t) (ph[i].p_offset + ph[i].p_filesz) > end)
+      end = ph[i].p_offset + ph[i].p_filesz;
+  if (end <= 0 || end >= size)
+    return size;
+  *shdr_gone = eh.e_shoff != 0 && (off_t) eh.e_shoff + eh.e_shnum * eh.e_shentsize > end;
+  return end;
+}
+
+/* The copy no longer has the section header table: say so in its ELF header, so that
+   tools reading /proc/PID/exe see a valid (stripped) file rather than dangling offsets. */
 static int
-clone_exe (int exe, ocisbx_err **err)
+drop_section_headers (int fd, ocisbx_err **err)
+{
+  Elf64_Ehdr eh;
+
+  if (pread (fd, &eh, sizeof eh, 0) != (ssize_t) sizeof eh)
+    return err_set (err, errno ? errno : EIO, "cloned binary: read back the ELF header");
+  eh.e_shoff = 0;
+  eh.e_shnum = 0;
+  eh.e_shstrndx = SHN_UNDEF;
+  if (pwrite (fd, &eh, sizeof eh, 0) != (ssize_t) sizeof eh)
+    return err_set (err, errno ? errno : EIO, "cloned binary: write the ELF header");
+  return 0;
+}
+
+int
+cloned_binary_copy (int exe, ocisbx_err **err)
 {
   cleanup_close int fd = make_memfd (err);
   struct stat st;
+  bool shdr_gone;
+  off_t len;
 
   if (fd < 0)
     return -1;
   if (fstat (exe, &st) < 0)
     return err_set (err, errno, "cloned binary: stat /proc/self/exe");
-  if (copy_all (exe, fd, st.st_size, err) < 0)
+  len = image_extent (exe, st.st_size, &shdr_gone);
+  if (copy_all (exe, fd, len, err) < 0)
+    return -1;
+  if (shdr_gone && drop_section_headers (fd, err) < 0)
     return -1;
   if (fchmod (fd, 0555) < 0)
     return err_set (err, errno, "cloned binary: chmod the copy");
@@ -112,7 +167,7 @@ ensure_cloned_binary (int argc, char **argv, char **envp, ocisbx_err **err)
   if (getenv (OCISBX_CLONED_ENV) != NULL)
     return err_set (err, 0, "cloned binary: re-executed, but /proc/self/exe is still not a sealed memfd");
 
-  copy = clone_exe (exe, err);
+  copy = cloned_binary_copy (exe, err);
   if (copy < 0)
     return -1;
   while (envp && envp[n])

@@ -16,6 +16,11 @@
    running from the sealed copy, -1 with *err otherwise. */
 int ensure_cloned_binary (int argc, char **argv, char **envp, ocisbx_err **err);
 
+/* A sealed, read-only, executable memfd copy of the executable EXE: only the part of
+   the file the kernel and ld.so map (headers and segments) when EXE is ELF64, the whole
+   file otherwise.  Returns the new fd (O_CLOEXEC), or -1 with *err. */
+int cloned_binary_copy (int exe, ocisbx_err **err);
+
 /* True when FD is a memfd carrying every seal the protection needs. */
 bool cloned_binary_fd_is_sealed (int fd);
 

@@ -58,6 +58,15 @@ cleanup_strvp (char ***v)
 }
 
 void *
+xmalloc (size_t n)
+{
+  void *p = malloc (n ? n : 1);
+  if (p == NULL)
+    abort ();
+  return p;
+}
+
+void *
 xmalloc0 (size_t n)
 {
   void *p = calloc (1, n ? n : 1);

@@ -40,6 +40,7 @@ steal_ptr (void *pp)
   return r;
 }
 
+void *xmalloc (size_t n);  /* uninitialised: for large buffers only partly filled */
 void *xmalloc0 (size_t n);
 char *xstrdup (const char *s);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
