@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "foreground.h"
 #include "hooks.h"
 #include "log.h"
 #include "lsm.h"
@@ -442,15 +443,7 @@ wait_ready (create_ctx *c, ocisbx_err **err)
 static int
 write_pid_file (create_ctx *c, ocisbx_err **err)
 {
-  char buf[32];
-  int n;
-
-  if (c->o->pid_file == NULL)
-    return 0;
-  n = snprintf (buf, sizeof buf, "%d", (int) c->pid);
-  if (write_file_atomic_at (AT_FDCWD, c->o->pid_file, buf, n, 0644, err) < 0)
-    return err_wrap (err, "--pid-file");
-  return 0;
+  return foreground_write_pid_file (c->o->pid_file, c->pid, err);
 }
 
 static int

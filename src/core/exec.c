@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "container_internal.h" /* container_state_doc */
+#include "foreground.h"
 #include "log.h"
 #include "lsm.h"
 #include "namespaces.h"
@@ -367,16 +368,6 @@ wait_exec (exec_ctx *c, ocisbx_err **err)
   return -1;
 }
 
-static int
-exit_code_of (int status)
-{
-  if (WIFEXITED (status))
-    return WEXITSTATUS (status);
-  if (WIFSIGNALED (status))
-    return 128 + WTERMSIG (status);
-  return EXEC_EXIT_FAILED;
-}
-
 /* The child failed before execve: its exit code says how. */
 static int
 reap_failed (exec_ctx *c)
@@ -392,108 +383,7 @@ reap_failed (exec_ctx *c)
   return WIFEXITED (status) && WEXITSTATUS (status) ? WEXITSTATUS (status) : EXEC_EXIT_FAILED;
 }
 
-static int
-write_pid_file (exec_ctx *c, ocisbx_err **err)
-{
-  char buf[32];
-  int n;
-
-  if (c->o->pid_file == NULL)
-    return 0;
-  n = snprintf (buf, sizeof buf, "%d", (int) c->pid);
-  if (write_file_atomic_at (AT_FDCWD, c->o->pid_file, buf, n, 0644, err) < 0)
-    return err_wrap (err, "--pid-file");
-  return 0;
-}
-
 /* ---- foreground ---- */
-
-/* What we pass on to the process (SIGWINCH resizes a relayed pty instead). */
-static const int forwarded[] = {
-  SIGHUP,  SIGINT,  SIGQUIT, SIGUSR1, SIGUSR2,   SIGALRM, SIGTERM,  SIGCONT, SIGTSTP, SIGTTIN,
-  SIGTTOU, SIGURG,  SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGWINCH, SIGIO,   SIGPWR,  SIGSYS,
-};
-
-static void
-signal_set (sigset_t *set)
-{
-  sigemptyset (set);
-  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
-    sigaddset (set, forwarded[i]);
-  sigaddset (set, SIGCHLD);
-  sigaddset (set, SIGPIPE); /* a closed stdout: EPIPE for the relay */
-}
-
-static void
-drain_signals (exec_ctx *c, int sfd, terminal_relay *relay)
-{
-  struct signalfd_siginfo si;
-
-  while (read (sfd, &si, sizeof si) == sizeof si)
-    {
-      int sig = (int) si.ssi_signo;
-      if (sig == SIGCHLD || sig == SIGPIPE)
-        continue;
-      if (sig == SIGWINCH && relay)
-        terminal_relay_resize (relay);
-      else if (syscall (SYS_pidfd_send_signal, c->child_pidfd, sig, NULL, 0) < 0 && errno != ESRCH)
-        kill (c->pid, sig);
-    }
-}
-
-/* Until the process exits: its wait status. */
-static int
-wait_process (exec_ctx *c, const sigset_t *set, terminal_relay *relay, ocisbx_err **err)
-{
-  cleanup_close int sfd = signalfd (-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
-
-  if (sfd < 0)
-    return err_set (err, errno, "signalfd");
-  for (;;)
-    {
-      struct pollfd p[4];
-      nfds_t n = 0;
-      int i_in = -1, i_master = -1, status;
-      pid_t r;
-
-      p[n++] = (struct pollfd){ sfd, POLLIN, 0 };
-      p[n++] = (struct pollfd){ c->child_pidfd, POLLIN, 0 };
-      if (relay && relay->in_open)
-        {
-          i_in = n;
-          p[n++] = (struct pollfd){ STDIN_FILENO, POLLIN, 0 };
-        }
-      if (relay && relay->out_open)
-        {
-          i_master = n;
-          p[n++] = (struct pollfd){ relay->master, POLLIN, 0 };
-        }
-      if (poll (p, n, -1) < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return err_set (err, errno, "poll");
-        }
-      if (p[0].revents & POLLIN)
-        drain_signals (c, sfd, relay);
-      if (i_in >= 0 && p[i_in].revents)
-        terminal_relay_from_stdin (relay);
-      if (i_master >= 0 && p[i_master].revents)
-        terminal_relay_from_master (relay);
-      /* without a pidfd (clone without CLONE_PIDFD): on every wakeup, SIGCHLD included */
-      if ((p[1].revents & POLLIN) || c->child_pidfd < 0)
-        {
-          r = waitpid (c->pid, &status, WNOHANG);
-          if (r == c->pid)
-            {
-              c->pid = 0;
-              return status;
-            }
-          if (r < 0 && errno != EINTR)
-            return err_set (err, errno, "waitpid");
-        }
-    }
-}
 
 static int
 run (exec_ctx *c, int *exit_code, ocisbx_err **err)
@@ -518,7 +408,7 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
   close_fd (&c->lockfd);
   close_fd (&c->rootfd);
   close_fd (&c->sync_parent);
-  if (write_pid_file (c, err) < 0)
+  if (foreground_write_pid_file (c->o->pid_file, c->pid, err) < 0)
     return -1;
   if (c->o->detach)
     {
@@ -535,14 +425,16 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
     }
   {
     sigset_t set;
-    signal_set (&set);
-    status = r = wait_process (c, &set, relaying ? &relay : NULL, err);
+    foreground_signal_set (&set);
+    status = r = foreground_wait (c->pid, c->child_pidfd, relaying ? &relay : NULL, &set, err);
+    if (r >= 0)
+      c->pid = 0;
   }
   if (relaying)
     terminal_relay_finish (&relay);
   if (r < 0)
     return -1;
-  *exit_code = exit_code_of (status);
+  *exit_code = foreground_exit_code (status, EXEC_EXIT_FAILED);
   return 0;
 }
 
@@ -559,7 +451,7 @@ container_exec (const exec_opts *o, int *exit_code, ocisbx_err **err)
   if (!o->detach)
     {
       /* blocked from before the clone, so none is lost; the process gets the caller's mask */
-      signal_set (&set);
+      foreground_signal_set (&set);
       sigprocmask (SIG_BLOCK, &set, &old);
     }
   c.sigmask = old;
