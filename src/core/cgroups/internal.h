@@ -118,6 +118,7 @@ int cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const c
             const char *field, ocisbx_err **err);
 int cg_apply_v1 (cgroup_manager *m, const oci_resources *r, bool update, ocisbx_err **err);
 int cg_apply_v2 (cgroup_manager *m, const oci_resources *r, bool update, ocisbx_err **err);
+int cg_set_cpu_common (cgroup_manager *m, const oci_cpu *cpu, ocisbx_err **err); /* v1 and v2 */
 int cg_set_pids (cgroup_manager *m, const oci_pids *p, ocisbx_err **err); /* v1 and v2 */
 int cg_set_rdma (cgroup_manager *m, const oci_resources *r, ocisbx_err **err); /* v1 and v2 */
 int cg_check_page_size (const char *ps, size_t i, ocisbx_err **err);

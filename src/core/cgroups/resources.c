@@ -3,6 +3,8 @@
 #include <config.h>
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "../utils.h"
@@ -32,6 +34,27 @@ cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const char 
     }
   *err = steal_ptr (&e);
   return err_wrap (err, "%s: set %s to \"%s\"", field, file, value);
+}
+
+/* cpu.idle and the cpuset: the same files on v1 and v2. */
+int
+cg_set_cpu_common (cgroup_manager *m, const oci_cpu *cpu, ocisbx_err **err)
+{
+  char buf[32];
+
+  if (cpu->idle)
+    {
+      snprintf (buf, sizeof buf, "%" PRId64, *cpu->idle);
+      if (cg_set (m, "cpu", "cpu.idle", buf, *cpu->idle == 0, ".linux.resources.cpu.idle", err) < 0)
+        return -1;
+    }
+  if (cpu->cpus && cpu->cpus[0]
+      && cg_set (m, "cpuset", "cpuset.cpus", cpu->cpus, false, ".linux.resources.cpu.cpus", err) < 0)
+    return -1;
+  if (cpu->mems && cpu->mems[0]
+      && cg_set (m, "cpuset", "cpuset.mems", cpu->mems, false, ".linux.resources.cpu.mems", err) < 0)
+    return -1;
+  return 0;
 }
 
 int

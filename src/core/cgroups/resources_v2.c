@@ -128,17 +128,7 @@ cpu_v2 (cgroup_manager *m, const oci_cpu *cpu, ocisbx_err **err)
     return unsupported (F "cpu.realtimeRuntime", err);
   if (cpu->realtime_period && *cpu->realtime_period != 0)
     return unsupported (F "cpu.realtimePeriod", err);
-  if (cpu->idle)
-    {
-      snprintf (buf, sizeof buf, "%" PRId64, *cpu->idle);
-      if (cg_set (m, "cpu", "cpu.idle", buf, *cpu->idle == 0, F "cpu.idle", err) < 0)
-        return -1;
-    }
-  if (cpu->cpus && cpu->cpus[0] && cg_set (m, "cpuset", "cpuset.cpus", cpu->cpus, false, F "cpu.cpus", err) < 0)
-    return -1;
-  if (cpu->mems && cpu->mems[0] && cg_set (m, "cpuset", "cpuset.mems", cpu->mems, false, F "cpu.mems", err) < 0)
-    return -1;
-  return 0;
+  return cg_set_cpu_common (m, cpu, err);
 }
 
 /* io.bfq.weight takes blkio's [1, 1000] scale; io.weight its own [1, 10000]. */
