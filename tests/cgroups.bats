@@ -211,6 +211,7 @@ mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_byt
 		grep -qw hugetlb /sys/fs/cgroup/cgroup.controllers && skip "hugetlb available"
 	else
 		[ -d /sys/fs/cgroup/hugetlb ] && skip "hugetlb available"
+		is_hybrid && unified_hugetlb && skip "hugetlb available in the unified hierarchy"
 	fi
 	config_set linux.resources.hugepageLimits '[{"pageSize": "2MB", "limit": 4194304}]'
 	run create_container "$CID"
@@ -218,6 +219,43 @@ mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_byt
 	[[ "$output" == *".linux.resources.hugepageLimits"* ]]
 	# nothing left behind
 	[ ! -e "/sys/fs/cgroup/memory/ocisbx/$CID" ] && [ ! -e "/sys/fs/cgroup/ocisbx/$CID" ]
+}
+
+# hugetlb bound to the hybrid layout's cgroup2 hierarchy rather than to a v1 one.
+unified_hugetlb() {
+	is_hybrid && [ ! -d /sys/fs/cgroup/hugetlb ] && grep -qw hugetlb /sys/fs/cgroup/unified/cgroup.controllers &&
+		[ -d /sys/kernel/mm/hugepages/hugepages-2048kB ]
+}
+
+@test "hybrid: hugepageLimits use the unified hierarchy's hugetlb, on create and update" {
+	unified_hugetlb || skip "needs hybrid with hugetlb only in /sys/fs/cgroup/unified (and 2MB pages)"
+	requires_ocisbx "runc 1.1 fails here (\"cannot set hugetlb limit\"): it sets hugetlb only through a v1 hierarchy"
+	config_set linux.resources.hugepageLimits '[{"pageSize": "2MB", "limit": 4194304}]'
+	set_args sleep 100
+	create_started
+	dir=$(cg_dir "" "$(container_pid "$CID")")
+	[ "$dir" != /sys/fs/cgroup/unified/ ]
+	[ "$(cat "$dir/hugetlb.2MB.max")" = 4194304 ]
+	if [ -e "$dir/hugetlb.2MB.rsvd.max" ]; then
+		[ "$(cat "$dir/hugetlb.2MB.rsvd.max")" = 4194304 ]
+	fi
+	echo '{"hugepageLimits": [{"pageSize": "2MB", "limit": 8388608}]}' | runtime update --resources - "$CID"
+	[ "$(cat "$dir/hugetlb.2MB.max")" = 8388608 ]
+	runtime delete --force "$CID"
+	[ ! -e "$dir" ]
+}
+
+@test "hybrid: hugetlb is enabled in a new unified parent, which delete removes" {
+	unified_hugetlb || skip "needs hybrid with hugetlb only in /sys/fs/cgroup/unified (and 2MB pages)"
+	requires_ocisbx "runc 1.1 fails here (\"cannot set hugetlb limit\"): it sets hugetlb only through a v1 hierarchy"
+	config_set linux.cgroupsPath "\"/ocit-hg-$CID/c\""
+	config_set linux.resources.hugepageLimits '[{"pageSize": "2MB", "limit": 2097152}]'
+	set_args sleep 100
+	create_started
+	grep -qw hugetlb "/sys/fs/cgroup/unified/ocit-hg-$CID/cgroup.subtree_control"
+	[ "$(cat "/sys/fs/cgroup/unified/ocit-hg-$CID/c/hugetlb.2MB.max")" = 2097152 ]
+	runtime delete --force "$CID"
+	[ ! -e "/sys/fs/cgroup/unified/ocit-hg-$CID" ] && [ ! -e "/sys/fs/cgroup/memory/ocit-hg-$CID" ]
 }
 
 @test "resources: unified needs cgroup v2 files and names the key" {

@@ -621,6 +621,96 @@ test_hybrid_fake (void)
   rmtree (root);
 }
 
+/* hybrid with hugetlb bound to the unified hierarchy (no v1 hugetlb): +hugetlb is
+   enabled where missing down to the parent, the cgroup2 files are written in the
+   container's unified cgroup, on create and on update */
+static char *
+hybrid_no_v1_hugetlb (void)
+{
+  char *root = v1_tree ("/x/h2", true);
+  char *cmd = xasprintf ("rm -rf '%s/hugetlb'", root);
+  CHECK (system (cmd) == 0);
+  free (cmd);
+  put (root, "self_cgroup",
+       "12:rdma:/\n10:net_cls,net_prio:/\n9:name=systemd:/user.slice/s1\n8:pids:/\n"
+       "7:blkio:/\n6:freezer:/\n5:devices:/\n4:memory:/mine\n3:cpuset:/\n2:cpu,cpuacct:/\n"
+       "1:perf_event:/\n0::/\n");
+  put (root, "unified/cgroup.procs", "");
+  put (root, "unified/cgroup.subtree_control", "");
+  /* x pre-exists with hugetlb already enabled: left alone */
+  put (root, "unified/x/cgroup.procs", "");
+  put (root, "unified/x/cgroup.subtree_control", "memory hugetlb\n");
+  put (root, "unified/x/hugetlb.2MB.max", "");
+  put (root, "unified/x/hugetlb.2MB.rsvd.max", "");
+  return root;
+}
+
+static void
+test_hybrid_hugetlb_unified (void)
+{
+  char *root = hybrid_no_v1_hugetlb ();
+  char *own = xasprintf ("%s/self_cgroup", root);
+  oci_config *c = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{"
+                         "\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":4194304}]}}}");
+  oci_config *u = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{"
+                         "\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":8388608}]}}}");
+  cgroup_config cc = { .fs_root = root, .id = "h2", .cgroups_path = "/x/h2", .resources = res_of (c),
+                       .layout = CGROUP_LAYOUT_HYBRID, .proc_cgroup = own };
+  cgroup_manager *m = NULL;
+  ocisbx_err *err = NULL;
+
+  put (root, "unified/cgroup.controllers", "cpu memory hugetlb pids\n");
+  CHECK (cgroup_setup (&cc, &m, &err) == 0);
+  if (err)
+    fprintf (stderr, "  %s\n", err->msg);
+  err_freep (&err);
+  CHECK (m && cg_find (m, "hugetlb") == NULL);
+  CHECK_FILE (root, "unified/cgroup.subtree_control", "+hugetlb\n");
+  CHECK_FILE (root, "unified/x/cgroup.subtree_control", "memory hugetlb\n");
+  CHECK_FILE (root, "unified/x/h2/cgroup.subtree_control", "");
+  CHECK_FILE (root, "unified/x/h2/hugetlb.2MB.max", "4194304\n");
+  CHECK_FILE (root, "unified/x/h2/hugetlb.2MB.rsvd.max", "4194304\n");
+  if (m)
+    {
+      /* update: the same path (hugetlb already enabled everywhere now) */
+      put (root, "unified/cgroup.subtree_control", "hugetlb\n");
+      CHECK (cgroup_update (m, res_of (u), &err) == 0);
+      if (err)
+        fprintf (stderr, "  %s\n", err->msg);
+      err_freep (&err);
+      CHECK_FILE (root, "unified/cgroup.subtree_control", "hugetlb\n");
+      CHECK_FILE (root, "unified/x/h2/hugetlb.2MB.max", "4194304\n8388608\n");
+      CHECK_FILE (root, "unified/x/h2/hugetlb.2MB.rsvd.max", "4194304\n8388608\n");
+      /* delete still removes what we created, and only that */
+      CHECK (cgroup_destroy (m, &err) == 0);
+      err_freep (&err);
+      CHECK (!exists (root, "unified/x/h2") && exists (root, "unified/x"));
+    }
+  cgroup_manager_free (m);
+  m = NULL;
+  rmtree (root);
+
+  /* neither a v1 hierarchy nor the unified one has hugetlb: the error names the field */
+  root = hybrid_no_v1_hugetlb ();
+  free (own);
+  own = xasprintf ("%s/self_cgroup", root);
+  cc.fs_root = root;
+  cc.proc_cgroup = own;
+  put (root, "unified/cgroup.controllers", "cpu memory pids\n");
+  CHECK (cgroup_setup (&cc, &m, &err) < 0);
+  CHECK (err && strstr (err->msg, ".linux.resources.hugepageLimits[0]") != NULL);
+  if (err)
+    fprintf (stderr, "  expected: %s\n", err->msg);
+  err_freep (&err);
+  CHECK_FILE (root, "unified/cgroup.subtree_control", "");
+  CHECK (!exists (root, "unified/x/h2") && exists (root, "unified/x"));
+  cgroup_manager_free (m);
+  ocispec_free (&oci_config_type, c);
+  ocispec_free (&oci_config_type, u);
+  free (own);
+  rmtree (root);
+}
+
 /* stats: the files each layout reports from, parsed into cgroup_stats */
 static void
 test_stats_fake (void)
@@ -699,4 +789,4 @@ test_stats_fake (void)
 
 UNIT_MAIN (T (test_paths), T (test_conversions), T (test_v1_resources), T (test_v1_create_remove),
            T (test_v1_errors), T (test_v1_update), T (test_v2_resources), T (test_v2_errors), T (test_ebpf_logic),
-           T (test_hybrid_fake), T (test_stats_fake))
+           T (test_hybrid_fake), T (test_hybrid_hugetlb_unified), T (test_stats_fake))

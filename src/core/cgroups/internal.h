@@ -108,6 +108,12 @@ int cg_v1_cpuset_init (const cgroup_manager *m, const char *dir, ocisbx_err **er
    controller that stays missing shows up as an error naming the resource). */
 int cg_v2_enable_level (const cgroup_manager *m, const char *dir, const oci_resources *res,
                         ocisbx_err **err);
+/* Hybrid: is controller C available in the cgroup2 hierarchy H (its root's
+   cgroup.controllers)? */
+bool cg_v2_available (const cgroup_manager *m, const cg_hier *h, const char *c);
+/* Enable controller C in cgroup.subtree_control from H's root down to the parent
+   of H's cgroup, at the levels where it is not enabled yet. */
+int cg_v2_enable_down (const cgroup_manager *m, const cg_hier *h, const char *c, ocisbx_err **err);
 int cg_v1_freeze (cgroup_manager *m, cg_hier *h, bool freeze, ocisbx_err **err);
 int cg_v2_freeze (cgroup_manager *m, cg_hier *h, bool freeze, ocisbx_err **err);
 
@@ -116,6 +122,12 @@ int cg_v2_freeze (cgroup_manager *m, cg_hier *h, bool freeze, ocisbx_err **err);
    or the file is missing: error naming FIELD, unless NOOP (the value asks nothing). */
 int cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const char *value, bool noop,
             const char *field, ocisbx_err **err);
+/* The same, into the given hierarchy H (NULL: the controller is not available). */
+int cg_set_h (const cgroup_manager *m, const cg_hier *h, const char *ctrl, const char *file, const char *value,
+              bool noop, const char *field, ocisbx_err **err);
+/* hugepageLimits as cgroup2 files (hugetlb.<size>.max, .rsvd.max) in the cgroup2
+   hierarchy H: v2, and hybrid when hugetlb is bound to the unified hierarchy. */
+int cg_hugetlb_v2 (const cgroup_manager *m, const cg_hier *h, const oci_resources *r, ocisbx_err **err);
 int cg_apply_v1 (cgroup_manager *m, const oci_resources *r, bool update, ocisbx_err **err);
 int cg_apply_v2 (cgroup_manager *m, const oci_resources *r, bool update, ocisbx_err **err);
 int cg_set_cpu_common (cgroup_manager *m, const oci_cpu *cpu, ocisbx_err **err); /* v1 and v2 */

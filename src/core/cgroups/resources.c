@@ -14,7 +14,13 @@ int
 cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const char *value, bool noop,
         const char *field, ocisbx_err **err)
 {
-  cg_hier *h = cg_find (m, ctrl);
+  return cg_set_h (m, cg_find (m, ctrl), ctrl, file, value, noop, field, err);
+}
+
+int
+cg_set_h (const cgroup_manager *m, const cg_hier *h, const char *ctrl, const char *file, const char *value,
+          bool noop, const char *field, ocisbx_err **err)
+{
   cleanup_err ocisbx_err *e = NULL;
 
   if (h == NULL)

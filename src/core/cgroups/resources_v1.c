@@ -278,6 +278,21 @@ cg_check_page_size (const char *ps, size_t i, ocisbx_err **err)
 static int
 hugetlb_v1 (cgroup_manager *m, const oci_resources *r, ocisbx_err **err)
 {
+  cg_hier *u = cg_unified (m);
+
+  if (r->hugepage_limits_len == 0)
+    return 0;
+  /* Hybrid with hugetlb bound to the unified hierarchy instead of a v1 one: enable
+     it down to the container's cgroup and write the cgroup2 files there. */
+  if (cg_find (m, "hugetlb") == NULL && u && cg_v2_available (m, u, "hugetlb"))
+    {
+      for (size_t i = 0; i < r->hugepage_limits_len; i++)
+        if (cg_check_page_size (r->hugepage_limits[i].page_size, i, err) < 0)
+          return -1;
+      if (cg_v2_enable_down (m, u, "hugetlb", err) < 0)
+        return err_wrap (err, F "hugepageLimits");
+      return cg_hugetlb_v2 (m, u, r, err);
+    }
   for (size_t i = 0; i < r->hugepage_limits_len; i++)
     {
       const oci_hugepage_limit *l = &r->hugepage_limits[i];

@@ -201,14 +201,15 @@ io_v2 (cgroup_manager *m, const oci_block_io *b, ocisbx_err **err)
   return 0;
 }
 
-static int
-hugetlb_v2 (cgroup_manager *m, const oci_resources *r, ocisbx_err **err)
+int
+cg_hugetlb_v2 (const cgroup_manager *m, const cg_hier *h, const oci_resources *r, ocisbx_err **err)
 {
   for (size_t i = 0; i < r->hugepage_limits_len; i++)
     {
       const oci_hugepage_limit *l = &r->hugepage_limits[i];
       cleanup_free char *file = NULL;
       cleanup_free char *rsvd = NULL;
+      cleanup_free char *rsvd_path = NULL;
       char buf[32], field[64];
       if (cg_check_page_size (l->page_size, i, err) < 0)
         return -1;
@@ -216,10 +217,11 @@ hugetlb_v2 (cgroup_manager *m, const oci_resources *r, ocisbx_err **err)
       rsvd = xasprintf ("hugetlb.%s.rsvd.max", l->page_size);
       snprintf (buf, sizeof buf, "%" PRIu64, l->limit);
       snprintf (field, sizeof field, F "hugepageLimits[%zu]", i);
-      if (cg_set (m, "hugetlb", file, buf, false, field, err) < 0)
+      if (cg_set_h (m, h, "hugetlb", file, buf, false, field, err) < 0)
         return -1;
       /* The reservation limit too, where the kernel has it. */
-      if (has_file (m, rsvd) && cg_set (m, "hugetlb", rsvd, buf, true, field, err) < 0)
+      rsvd_path = cg_file (h, rsvd);
+      if (access (rsvd_path, F_OK) == 0 && cg_set_h (m, h, "hugetlb", rsvd, buf, true, field, err) < 0)
         return -1;
     }
   return 0;
@@ -229,7 +231,8 @@ int
 cg_apply_v2 (cgroup_manager *m, const oci_resources *r, bool update, ocisbx_err **err)
 {
   if (memory_v2 (m, r->memory, update, err) < 0 || cpu_v2 (m, r->cpu, err) < 0 || cg_set_pids (m, r->pids, err) < 0
-      || io_v2 (m, r->block_io, err) < 0 || hugetlb_v2 (m, r, err) < 0 || cg_set_rdma (m, r, err) < 0)
+      || io_v2 (m, r->block_io, err) < 0 || cg_hugetlb_v2 (m, cg_unified (m), r, err) < 0
+      || cg_set_rdma (m, r, err) < 0)
     return -1;
   if (r->network && r->network->class_id && *r->network->class_id != 0)
     return unsupported (F "network.classID", err);

@@ -69,6 +69,66 @@ cg_v2_enable_level (const cgroup_manager *m, const char *dir, const oci_resource
   return 0;
 }
 
+/* Is C a word of the space separated list S? */
+static bool
+has_word (const char *s, const char *c)
+{
+  size_t l = strlen (c);
+  for (const char *p = s; (p = strstr (p, c)); p += l)
+    if ((p == s || p[-1] == ' ' || p[-1] == '\n') && (p[l] == ' ' || p[l] == '\n' || p[l] == '\0'))
+      return true;
+  return false;
+}
+
+static char *
+v2_root (const cgroup_manager *m, const cg_hier *h)
+{
+  return h->name[0] ? xasprintf ("%s/%s", m->fs_root, h->name) : xstrdup (m->fs_root);
+}
+
+bool
+cg_v2_available (const cgroup_manager *m, const cg_hier *h, const char *c)
+{
+  cleanup_free char *root = v2_root (m, h);
+  cleanup_free char *cf = xasprintf ("%s/cgroup.controllers", root);
+  cleanup_free char *avail = NULL;
+  cleanup_err ocisbx_err *e = NULL;
+
+  return read_file_at (AT_FDCWD, cf, &avail, NULL, &e) == 0 && has_word (avail, c);
+}
+
+int
+cg_v2_enable_down (const cgroup_manager *m, const cg_hier *h, const char *c, ocisbx_err **err)
+{
+  cleanup_free char *cur = v2_root (m, h);
+  cleanup_free char *copy = xstrdup (h->path);
+  cleanup_free char *plus = xasprintf ("+%s", c);
+  char *save = NULL;
+  char *comp = strtok_r (copy, "/", &save);
+
+  /* Each level that has a child on the way to the container's cgroup. */
+  while (comp)
+    {
+      cleanup_free char *sf = xasprintf ("%s/cgroup.subtree_control", cur);
+      cleanup_free char *enabled = NULL;
+      char *next;
+
+      if (read_file_at (AT_FDCWD, sf, &enabled, NULL, err) < 0)
+        return err_wrap (err, "cgroups: enable %s", c);
+      if (!has_word (enabled, c))
+        {
+          log_debug ("cgroups: enable %s in `%s`", c, sf);
+          if (cg_write_file (m, sf, plus, err) < 0)
+            return err_wrap (err, "cgroups: enable %s", c);
+        }
+      next = xasprintf ("%s/%s", cur, comp);
+      free (cur);
+      cur = next;
+      comp = strtok_r (NULL, "/", &save);
+    }
+  return 0;
+}
+
 static bool
 events_frozen (const cg_hier *h, bool want)
 {
