@@ -15,6 +15,8 @@ setup() {
 		#!/bin/sh
 		state=$(cat)
 		log=${HOOK_LOG:-/mnt/log}
+		# a slow startContainer hook: poststart must still come after it (and the exec)
+		[ "$1" != startContainer ] || sleep 0.5
 		echo "$1 $HOOK_ENV $state" >>"$log"
 		[ "$1" != fail ] || exit 7
 		[ "$1" != slow ] || sleep 30

@@ -278,7 +278,8 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
     return err_set (err, errno, "open the exec fifo");
   if (write_all (fifo, "0", 1) < 0)
     return err_set (err, errno, "write the exec fifo");
-  close (fifo);
+  /* The fifo stays open (CLOEXEC) until execve: `start` reads its EOF to know that the
+     startContainer hooks ran and the process was executed, before poststart hooks. */
   close (c->dirfd);
   c->dirfd = -1;
   if (h && hooks_run (h->start_container, h->start_container_len, s->state_created, "startContainer", err) < 0)

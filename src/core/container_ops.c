@@ -162,6 +162,15 @@ container_start_at (int dirfd, const container_state *st, ocisbx_err **err)
     return err_set (err, n < 0 ? errno : 0, "cannot start container \"%s\": the init did not answer", st->id);
   if (unlinkat (dirfd, STATE_FIFO, 0) < 0 && errno != ENOENT)
     return err_set (err, errno, "remove the exec fifo");
+  /* poststart hooks run after the user process is executed (runtime-spec): the init
+     holds its end open until execve, so wait for the end of file. */
+  if (st->poststart_len > 0)
+    {
+      fcntl (fifo, F_SETFL, 0);
+      do
+        n = read (fifo, &c, 1);
+      while (n > 0 || (n < 0 && errno == EINTR));
+    }
   return 0;
 }
 
