@@ -38,19 +38,6 @@ ex() {
 # host_status PID FIELD: a field of /proc/PID/status, seen from the host.
 host_status() { awk -v f="$2:" '$1 == f { $1 = ""; print substr($0, 2) }' "/proc/$1/status"; }
 
-# start_recvtty [recvtty.py OPTION...]: console receiver in the background.
-start_recvtty() {
-	"$PYTHON" "$HELPERS/recvtty.py" --out "$TESTDIR/tty.out" "$@" "$SOCK" </dev/null 3>&- &
-	RECVTTY=$!
-	for _ in $(seq 50); do [ -S "$SOCK" ] && return 0; sleep 0.1; done
-	echo "recvtty did not start" >&2
-	return 1
-}
-
-wait_recvtty() {
-	for _ in $(seq 100); do pid_alive "$RECVTTY" || break; sleep 0.1; done
-	wait "$RECVTTY"
-}
 
 # --- where the process runs ---------------------------------------------------
 

@@ -10,21 +10,6 @@ setup() {
 	SOCK="$TESTDIR/console.sock"
 }
 
-# start_recvtty [recvtty.py OPTION...]: console receiver in the background, output
-# in $TESTDIR/tty.out; waits until it listens.
-start_recvtty() {
-	"$PYTHON" "$HELPERS/recvtty.py" --out "$TESTDIR/tty.out" "$@" "$SOCK" </dev/null 3>&- &
-	RECVTTY=$!
-	for _ in $(seq 50); do [ -S "$SOCK" ] && return 0; sleep 0.1; done
-	echo "recvtty did not start" >&2
-	return 1
-}
-
-# wait_recvtty: waits until the receiver saw the pty hang up and checks its exit.
-wait_recvtty() {
-	for _ in $(seq 100); do pid_alive "$RECVTTY" || break; sleep 0.1; done
-	wait "$RECVTTY"
-}
 
 # tty_output: what the receiver got, without the pty's \r.
 tty_output() { tr -d '\r' <"$TESTDIR/tty.out"; }
