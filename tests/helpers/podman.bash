@@ -23,8 +23,9 @@ pm_argv() {
 }
 
 # pm ARGS...: podman with the suite's isolated configuration, bounded by $PM_TIMEOUT.
-# The default network is "none" (containers.conf).
-pm() { eval "$(pm_argv "$@")"; }
+# The default network is "none" (containers.conf).  It runs in $PM_DIR: conmon writes
+# files such as `oom` into its working directory, which must not be the source tree.
+pm() { (cd "$PM_DIR" && eval "$(pm_argv "$@")"); }
 
 # pm_runq ARGS...: `pm run ARGS` with stdin from /dev/null.
 pm_runq() { pm run "$@" </dev/null; }
@@ -39,7 +40,7 @@ pm_pty() {
 		shift 2
 	fi
 	# script reads its stdin (/dev/null: EOF at once); -e returns the command's status
-	timeout -k 5 "$((PM_TIMEOUT + 10))" script -qec "stty rows $rows cols $cols; $(pm_argv "$@")" /dev/null </dev/null |
+	timeout -k 5 "$((PM_TIMEOUT + 10))" script -qec "cd $(printf %q "$PM_DIR") && stty rows $rows cols $cols; $(pm_argv "$@")" /dev/null </dev/null |
 		tr -d '\r'
 	return "${PIPESTATUS[0]}"
 }
