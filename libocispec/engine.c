@@ -27,16 +27,8 @@ fail (pctx *c, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  char *msg = ocispec_strdup_vprintf (fmt, ap);
+  ocispec_path_failv (&c->err, c->doc, &c->path, fmt, ap);
   va_end (ap);
-  if (c->err == NULL)
-    {
-      if (c->path.len > 0)
-        c->err = ocispec_strdup_printf ("%s: %s: %s", c->doc, c->path.s, msg);
-      else
-        c->err = ocispec_strdup_printf ("%s: %s", c->doc, msg);
-    }
-  free (msg);
   return -1;
 }
 

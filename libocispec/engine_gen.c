@@ -22,12 +22,8 @@ gfail (gctx *c, const char *fmt, ...)
 {
   va_list ap;
   va_start (ap, fmt);
-  char *msg = ocispec_strdup_vprintf (fmt, ap);
+  ocispec_path_failv (&c->err, "generate", &c->path, fmt, ap);
   va_end (ap);
-  if (c->err == NULL)
-    c->err = ocispec_strdup_printf ("generate: %s%s%s", c->path.len ? c->path.s : "",
-                                    c->path.len ? ": " : "", msg);
-  free (msg);
   return -1;
 }
 

@@ -75,6 +75,10 @@ const char *ocispec_quote (char buf[OCISPEC_QUOTE_MAX], const char *s);
 char *ocispec_strdup_printf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 char *ocispec_strdup_vprintf (const char *fmt, va_list ap);
 char *ocispec_xstrdup (const char *s);
+/* The first error of a walk: *ERR = "PREFIX: .json.path: message" (no path at the top);
+   a later error is dropped.  Returns -1. */
+int ocispec_path_failv (char **err, const char *prefix, const ocispec_path *path, const char *fmt,
+                        va_list ap);
 void *ocispec_xcalloc (size_t n, size_t size);
 
 /* For validate hooks: set *ERR to PATH followed by the formatted text, which

@@ -41,6 +41,22 @@ ocispec_strdup_vprintf (const char *fmt, va_list ap)
   return r;
 }
 
+int
+ocispec_path_failv (char **err, const char *prefix, const ocispec_path *path, const char *fmt, va_list ap)
+{
+  char *msg;
+
+  if (*err != NULL)
+    return -1;
+  msg = ocispec_strdup_vprintf (fmt, ap);
+  if (path->len > 0)
+    *err = ocispec_strdup_printf ("%s: %s: %s", prefix, path->s, msg);
+  else
+    *err = ocispec_strdup_printf ("%s: %s", prefix, msg);
+  free (msg);
+  return -1;
+}
+
 char *
 ocispec_strdup_printf (const char *fmt, ...)
 {
