@@ -243,7 +243,7 @@ end" ]
 
 @test "run -it: input typed on the terminal reaches the process" {
 	# script's stdin is a pipe: its contents are typed on podman's terminal
-	run timeout -k 5 60 script -qec "$(pm_argv run --rm -it "$PM_IMAGE" sh -c 'read -r line; echo "got:$line"')" /dev/null \
+	run timeout -k 5 60 script -qec "cd $(printf %q "$PM_DIR") && $(pm_argv --tty run --rm -it "$PM_IMAGE" sh -c 'read -r line; echo "got:$line"')" /dev/null \
 		< <(sleep 1; echo typed-text; sleep 3)
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -10,13 +10,22 @@
 PM_IMAGE=localhost/ocit-busybox:latest
 PM_TIMEOUT="${PM_TIMEOUT:-30}"
 
-# pm_argv ARGS...: prints the `pm ARGS` command line, shell-quoted.  `run` and
-# `create` get the suite's --cgroup-parent (conmon goes there too).
+# pm_argv [--tty] ARGS...: prints the `pm ARGS` command line, shell-quoted.  `run` and
+# `create` get the suite's --cgroup-parent (conmon goes there too).  --tty: for a
+# command line run on a terminal (under script(1)): podman stays in the terminal's
+# foreground process group (timeout --foreground, and the line starts with exec), or
+# its tcsetattr stops it with SIGTTOU whenever script's $SHELL does not exec the
+# last command itself (dash, the /bin/sh used when SHELL is unset).
 pm_argv() {
+	local tmo=(timeout -k 5 "$PM_TIMEOUT")
+	if [ "$1" = --tty ]; then
+		tmo=(exec timeout --foreground -k 5 "$PM_TIMEOUT")
+		shift
+	fi
 	case "$1" in
 	run | create) set -- "$1" --cgroup-parent "$PM_CGPARENT" "${@:2}" ;;
 	esac
-	printf '%q ' timeout -k 5 "$PM_TIMEOUT" podman \
+	printf '%q ' "${tmo[@]}" podman \
 		--root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" \
 		--storage-driver vfs --cgroup-manager cgroupfs --events-backend file \
 		--runtime "$OCI_RUNTIME" "$@"
@@ -40,7 +49,7 @@ pm_pty() {
 		shift 2
 	fi
 	# script reads its stdin (/dev/null: EOF at once); -e returns the command's status
-	timeout -k 5 "$((PM_TIMEOUT + 10))" script -qec "cd $(printf %q "$PM_DIR") && stty rows $rows cols $cols; $(pm_argv "$@")" /dev/null </dev/null |
+	timeout -k 5 "$((PM_TIMEOUT + 10))" script -qec "cd $(printf %q "$PM_DIR") && stty rows $rows cols $cols; $(pm_argv --tty "$@")" /dev/null </dev/null |
 		tr -d '\r'
 	return "${PIPESTATUS[0]}"
 }
