@@ -323,9 +323,13 @@ test_state_roundtrip (void)
 static void
 test_timestamp (void)
 {
-  time_t before = time (NULL);
+  /* clock_gettime, not time(): glibc's time() reads the coarse clock, which can
+     still be in the previous second when the precise one is in the next. */
+  struct timespec t0, t1;
+  clock_gettime (CLOCK_REALTIME, &t0);
   cleanup_free char *ts = state_timestamp_now ();
-  time_t after = time (NULL);
+  clock_gettime (CLOCK_REALTIME, &t1);
+  time_t before = t0.tv_sec, after = t1.tv_sec;
   struct tm a, b;
   char want_a[32], want_b[32];
 
