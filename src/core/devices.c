@@ -42,7 +42,7 @@ static const struct
 
 /* In a user namespace: an empty file at the node's path with the host's node bound on it. */
 static int
-bind_host_node (int rootfd, const device_node *n, ocisbx_err **err)
+bind_host_node (rootfs_procfd procfd, int rootfd, const device_node *n, ocisbx_err **err)
 {
   cleanup_close int src = open (n->path, O_PATH | O_CLOEXEC);
   cleanup_close int dst = -1;
@@ -58,21 +58,27 @@ bind_host_node (int rootfd, const device_node *n, ocisbx_err **err)
   dst = pathres_create (rootfd, n->path, PATHRES_FILE, 0644, err);
   if (dst < 0)
     return -1;
-  return mount_bind_fd (src, dst, 0, n->path, err);
+  return mount_bind_fd_known (procfd, src, dst, 0, n->path, err);
 }
 
+/* N's node; DEVFD, when not -1, is the container's /dev already resolved (N is in it). */
 static int
-make_node (int rootfd, const device_node *n, bool userns, ocisbx_err **err)
+make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, ocisbx_err **err)
 {
   cleanup_free char *dir = NULL, *base = NULL;
-  cleanup_close int dirfd = -1;
+  cleanup_close int own = -1;
+  int dirfd = devfd;
 
-  if (userns)
-    return bind_host_node (rootfd, n, err);
+  if (ctx->userns)
+    return bind_host_node (ctx->procfd, rootfd, n, err);
   pathres_split (n->path, &dir, &base);
-  dirfd = pathres_create (rootfd, dir, PATHRES_DIR, 0755, err);
   if (dirfd < 0)
-    return -1;
+    {
+      own = pathres_create (rootfd, dir, PATHRES_DIR, 0755, err);
+      if (own < 0)
+        return -1;
+      dirfd = own;
+    }
   if (mknodat (dirfd, base, n->type | (n->mode & 07777), makedev (n->major, n->minor)) < 0)
     {
       if (errno == EEXIST)
@@ -88,12 +94,8 @@ make_node (int rootfd, const device_node *n, bool userns, ocisbx_err **err)
 }
 
 static int
-make_links (int rootfd, ocisbx_err **err)
+make_links (int dev, ocisbx_err **err)
 {
-  cleanup_close int dev = pathres_create (rootfd, "/dev", PATHRES_DIR, 0755, err);
-
-  if (dev < 0)
-    return -1;
   for (size_t i = 0; i < sizeof default_links / sizeof default_links[0]; i++)
     if (symlinkat (default_links[i].target, dev, default_links[i].name) < 0 && errno != EEXIST)
       return err_set (err, errno, "symlink `/dev/%s`", default_links[i].name);
@@ -135,8 +137,16 @@ node_from_config (const oci_device *d, device_node *n, ocisbx_err **err)
   return 0;
 }
 
+static int devices_console (rootfs_procfd procfd, int rootfd, int console_fd, ocisbx_err **err);
+
 int
 devices_setup_console (int rootfd, int console_fd, ocisbx_err **err)
+{
+  return devices_console (ROOTFS_PROCFD_UNKNOWN, rootfd, console_fd, err);
+}
+
+static int
+devices_console (rootfs_procfd procfd, int rootfd, int console_fd, ocisbx_err **err)
 {
   cleanup_close int dst = -1;
   struct stat st;
@@ -149,7 +159,7 @@ devices_setup_console (int rootfd, int console_fd, ocisbx_err **err)
   dst = pathres_create (rootfd, "/dev/console", PATHRES_FILE, 0666, err);
   if (dst < 0)
     return -1;
-  if (mount_bind_fd (console_fd, dst, 0, "/dev/console", err) == 0)
+  if (mount_bind_fd_known (procfd, console_fd, dst, 0, "/dev/console", err) == 0)
     return 0;
   if ((*err)->errnum != EINVAL)
     return -1;
@@ -171,7 +181,7 @@ devices_setup_console (int rootfd, int console_fd, ocisbx_err **err)
     if (fstat (same, &st2) < 0 || !S_ISCHR (st2.st_mode) || st2.st_rdev != st.st_rdev
         || st2.st_dev != st.st_dev)
       return err_set (err, EINVAL, "console `%s` is not the pty slave given", name);
-    return mount_bind_fd (same, dst, 0, "/dev/console", err);
+    return mount_bind_fd_known (procfd, same, dst, 0, "/dev/console", err);
   }
 }
 
@@ -194,10 +204,14 @@ devices_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
 
   if (wants_default_devices (cfg))
     {
+      /* All of them are in /dev: resolve it once (nodes and links do not move it). */
+      cleanup_close int dev = pathres_create (rootfd, "/dev", PATHRES_DIR, 0755, err);
+      if (dev < 0)
+        return err_wrap (err, "default devices");
       for (size_t i = 0; i < sizeof default_devices / sizeof default_devices[0]; i++)
-        if (make_node (rootfd, &default_devices[i], ctx->userns, err) < 0)
+        if (make_node (ctx, rootfd, dev, &default_devices[i], err) < 0)
           return err_wrap (err, "default devices");
-      if (make_links (rootfd, err) < 0)
+      if (make_links (dev, err) < 0)
         return err_wrap (err, "/dev links");
     }
   if (cfg->linux_)
@@ -205,10 +219,10 @@ devices_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
       {
         device_node n;
         if (node_from_config (&cfg->linux_->devices[i], &n, err) < 0
-            || make_node (rootfd, &n, ctx->userns, err) < 0)
+            || make_node (ctx, rootfd, -1, &n, err) < 0)
           return err_wrap (err, "linux.devices[%zu]", i);
       }
-  if (ctx->console_slave_fd >= 0 && devices_setup_console (rootfd, ctx->console_slave_fd, err) < 0)
+  if (ctx->console_slave_fd >= 0 && devices_console (ctx->procfd, rootfd, ctx->console_slave_fd, err) < 0)
     return err_wrap (err, "console");
   return 0;
 }

@@ -82,13 +82,28 @@ mount_procfd_usable (void)
   return fd >= 0 && fstatfs (fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
 }
 
+static bool
+procfd_usable (rootfs_procfd procfd)
+{
+  if (procfd == ROOTFS_PROCFD_UNKNOWN)
+    return mount_procfd_usable ();
+  return procfd == ROOTFS_PROCFD_USABLE;
+}
+
 int
 mount_bind_fd (int srcfd, int dstfd, unsigned long flags, const char *what, ocisbx_err **err)
+{
+  return mount_bind_fd_known (ROOTFS_PROCFD_UNKNOWN, srcfd, dstfd, flags, what, err);
+}
+
+int
+mount_bind_fd_known (rootfs_procfd procfd, int srcfd, int dstfd, unsigned long flags,
+                     const char *what, ocisbx_err **err)
 {
   char s[PATHRES_FD_PATH_MAX], d[PATHRES_FD_PATH_MAX];
   cleanup_close int tree = -1;
 
-  if (mount_procfd_usable ())
+  if (procfd_usable (procfd))
     {
       if (mount (pathres_fd_path (srcfd, s), pathres_fd_path (dstfd, d), NULL,
                  MS_BIND | (flags & MS_REC), NULL)
@@ -149,6 +164,21 @@ statvfs_to_ms (unsigned long f)
   return ms;
 }
 
+void
+mount_attrs_of (unsigned long set, unsigned long cleared, bool atime_set, uint64_t *attr_set,
+                uint64_t *attr_clr)
+{
+  uint64_t aset = mount_ms_to_attr (set), aclr = mount_ms_to_attr (cleared & ~set);
+  if ((set & MS_ATIME_MODES) || atime_set)
+    {
+      aclr |= MOUNT_ATTR__ATIME;
+      aset |= (set & MS_NOATIME) ? MOUNT_ATTR_NOATIME
+              : (set & MS_STRICTATIME) ? MOUNT_ATTR_STRICTATIME : MOUNT_ATTR_RELATIME;
+    }
+  *attr_set = aset;
+  *attr_clr = aclr;
+}
+
 int
 mount_remount_bind (int fd, unsigned long set, unsigned long cleared, bool atime_set,
                     const char *what, ocisbx_err **err)
@@ -156,7 +186,19 @@ mount_remount_bind (int fd, unsigned long set, unsigned long cleared, bool atime
   char d[PATHRES_FD_PATH_MAX];
   struct statvfs sv;
   unsigned long keep, flags;
+  uint64_t aset, aclr;
 
+  /* mount_setattr changes only what is asked, as the remount below does by passing
+     back what the mount has: one call, no /proc.  Any failure (old kernel, an
+     attribute it does not know, a real error) takes the remount, which decides. */
+  set &= MS_PER_MOUNT;
+  mount_attrs_of (set, cleared, atime_set, &aset, &aclr);
+  {
+    ocisbx_err *ignored = NULL;
+    if (mount_setattr_fd (fd, aset, aclr, false, what, &ignored) == 0)
+      return 0;
+    err_free (ignored);
+  }
   if (fstatvfs (fd, &sv) < 0)
     return err_set (err, errno, "statvfs `%s`", what);
   keep = statvfs_to_ms (sv.f_flag) & ~cleared;
@@ -171,28 +213,26 @@ mount_remount_bind (int fd, unsigned long set, unsigned long cleared, bool atime
         return err_set (err, errno, "remount `%s`", what);
       return 0;
     }
-  {
-    /* Without /proc: change only what was asked, on the fd. */
-    uint64_t aset = mount_ms_to_attr (set), aclr = mount_ms_to_attr (cleared & ~set);
-    if ((set & MS_ATIME_MODES) || atime_set)
-      {
-        aclr |= MOUNT_ATTR__ATIME;
-        aset |= (set & MS_NOATIME) ? MOUNT_ATTR_NOATIME
-                : (set & MS_STRICTATIME) ? MOUNT_ATTR_STRICTATIME : MOUNT_ATTR_RELATIME;
-      }
-    return mount_setattr_fd (fd, aset, aclr, false, what, err);
-  }
+  /* Without /proc: change only what was asked, on the fd (again, for the error). */
+  return mount_setattr_fd (fd, aset, aclr, false, what, err);
 }
 
 int
 mount_tmpfs_fd (int dstfd, unsigned long flags, const char *mode, const char *what, ocisbx_err **err)
+{
+  return mount_tmpfs_fd_known (ROOTFS_PROCFD_UNKNOWN, dstfd, flags, mode, what, err);
+}
+
+int
+mount_tmpfs_fd_known (rootfs_procfd procfd, int dstfd, unsigned long flags, const char *mode,
+                      const char *what, ocisbx_err **err)
 {
   char d[PATHRES_FD_PATH_MAX];
   cleanup_free char *data = xasprintf ("mode=%s", mode);
   cleanup_close int fs = -1;
   cleanup_close int mnt = -1;
 
-  if (mount_procfd_usable ())
+  if (procfd_usable (procfd))
     {
       if (mount ("tmpfs", pathres_fd_path (dstfd, d), "tmpfs", flags, data) < 0)
         return err_set (err, errno, "mount tmpfs on `%s`", what);
@@ -319,7 +359,7 @@ mount_filesystem (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o
       if (src < 0)
         return err_set (err, errno, "open `%s`", host);
       *bound = true;
-      return mount_bind_fd (src, dstfd, MS_REC, m->destination, err);
+      return mount_bind_fd_known (ctx->procfd, src, dstfd, MS_REC, m->destination, err);
     }
   if (ctx->userns && e == EINVAL && type && strcmp (type, "devpts") == 0 && o->data
       && strstr (o->data, "gid="))
@@ -391,7 +431,7 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
                     m->destination);
   else if (bind)
     {
-      if (mount_bind_fd (srcfd, dstfd, o.flags, m->destination, err) < 0)
+      if (mount_bind_fd_known (ctx->procfd, srcfd, dstfd, o.flags, m->destination, err) < 0)
         return -1;
     }
   else if (mount_filesystem (ctx, m, &o, dstfd, &bind, err) < 0)

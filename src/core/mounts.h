@@ -53,6 +53,10 @@ int mounts_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
 bool mount_procfd_usable (void);
 /* Bind SRCFD (any O_PATH fd) onto DSTFD; MS_REC in FLAGS for a recursive bind. */
 int mount_bind_fd (int srcfd, int dstfd, unsigned long flags, const char *what, ocisbx_err **err);
+/* The same when the caller already knows the answer of mount_procfd_usable ()
+   (ROOTFS_PROCFD_UNKNOWN: ask it, as mount_bind_fd does). */
+int mount_bind_fd_known (rootfs_procfd procfd, int srcfd, int dstfd, unsigned long flags,
+                         const char *what, ocisbx_err **err);
 /* Remount the mount whose root is FD as a bind with the per-mount flags SET, keeping
    the flags it already has (nosuid nodev noexec, the atime mode unless ATIME_SET) except
    those in CLEARED: a read-only bind stays possible in a user namespace, where the
@@ -62,6 +66,13 @@ int mount_remount_bind (int fd, unsigned long set, unsigned long cleared, bool a
 /* A tmpfs (FLAGS: MS_RDONLY ...; MODE "0755") on DSTFD. */
 int mount_tmpfs_fd (int dstfd, unsigned long flags, const char *mode, const char *what,
                     ocisbx_err **err);
+int mount_tmpfs_fd_known (rootfs_procfd procfd, int dstfd, unsigned long flags, const char *mode,
+                          const char *what, ocisbx_err **err);
+/* The mount_setattr attributes that make a mount's per-mount flags SET, clear CLEARED
+   and keep the others (the atime mode too unless SET has one or ATIME_SET), as
+   mount_remount_bind does. */
+void mount_attrs_of (unsigned long set, unsigned long cleared, bool atime_set, uint64_t *attr_set,
+                     uint64_t *attr_clr);
 /* MS_RDONLY... -> MOUNT_ATTR_RDONLY... (per-mount flags only, atime aside). */
 uint64_t mount_ms_to_attr (unsigned long ms);
 /* mount_setattr on FD (with AT_RECURSIVE when RECURSIVE). */

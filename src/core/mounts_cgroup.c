@@ -78,13 +78,52 @@ cgroup_source (const rootfs_ctx *ctx, const char *hierarchy, bool v2)
   return xasprintf (CGROUP_ROOT "/%s%s%s", hierarchy, *rel == '/' ? "" : "/", rel);
 }
 
+static bool wants_remount (const mount_opts *o);
+
 static int
 remount_if (int fd, const mount_opts *o, const char *what, ocisbx_err **err)
 {
-  if (!((o->flags | o->cleared) & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME
-                                   | MS_RELATIME | MS_STRICTATIME | MS_NODIRATIME)))
+  if (!wants_remount (o))
     return 0;
   return mount_remount_bind (fd, o->flags, o->cleared, o->atime_set, what, err);
+}
+
+static bool
+wants_remount (const mount_opts *o)
+{
+  return (o->flags | o->cleared) & (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME
+                                    | MS_RELATIME | MS_STRICTATIME | MS_NODIRATIME);
+}
+
+/* The bind and its flags in one go: a detached copy of SRCFD's tree (open_tree), its
+   top mount given the flags (mount_setattr, as the remount would), attached on DST.
+   Not with a shared rootfs: there the bind's copies in the peers stay as they came,
+   and only the remount of our mount changes flags.  -1 when not possible here (old
+   kernel, ...): nothing is attached then, the caller binds and remounts. */
+static int
+bind_with_flags (const rootfs_ctx *ctx, int srcfd, int dst, const mount_opts *o)
+{
+  const char *prop = ctx->cfg->linux_ ? ctx->cfg->linux_->rootfs_propagation : NULL;
+  cleanup_close int tree = -1;
+  uint64_t aset, aclr;
+  ocisbx_err *ignored = NULL;
+
+  if (prop && (mount_propagation_flags (prop) & MS_SHARED))
+    return -1;
+  tree = sys_open_tree (srcfd, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+  if (tree < 0)
+    return -1;
+  if (wants_remount (o))
+    {
+      mount_attrs_of (o->flags & ~(MS_BIND | MS_REC | MS_REMOUNT), o->cleared, o->atime_set, &aset,
+                      &aclr);
+      if (mount_setattr_fd (tree, aset, aclr, false, "", &ignored) < 0)
+        {
+          err_free (ignored);
+          return -1;
+        }
+    }
+  return sys_move_mount (tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
 }
 
 static int
@@ -107,7 +146,9 @@ bind_hierarchy (const rootfs_ctx *ctx, int tmpfs, const char *name, bool v2, con
   dst = openat (tmpfs, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
   if (dst < 0)
     return err_set (err, errno, "open cgroup `%s`", name);
-  if (mount_bind_fd (srcfd, dst, MS_REC, src, err) < 0)
+  if (bind_with_flags (ctx, srcfd, dst, o) == 0)
+    return 0;
+  if (mount_bind_fd_known (ctx->procfd, srcfd, dst, MS_REC, src, err) < 0)
     return -1;
   top = openat (tmpfs, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
   if (top < 0)
@@ -143,7 +184,8 @@ mount_v1 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opt
 
       if (de->d_name[0] == '.')
         continue;
-      n = readlinkat (dirfd (dir), de->d_name, target, sizeof target - 1);
+      /* d_type spares a readlinkat per hierarchy directory (DT_UNKNOWN: ask). */
+      n = de->d_type == DT_DIR ? -1 : readlinkat (dirfd (dir), de->d_name, target, sizeof target - 1);
       if (n >= 0)
         {
           target[n] = '\0';
@@ -185,7 +227,7 @@ mount_v2 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opt
   srcfd = open (src, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (srcfd < 0)
     return err_set (err, errno, "open `%s`", src);
-  if (mount_bind_fd (srcfd, dstfd, MS_REC, m->destination, err) < 0)
+  if (mount_bind_fd_known (ctx->procfd, srcfd, dstfd, MS_REC, m->destination, err) < 0)
     return -1;
   top = pathres_open (rootfd, m->destination, err);
   if (top < 0)

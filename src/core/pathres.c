@@ -209,13 +209,35 @@ pathres_open (int rootfd, const char *path, ocisbx_err **err)
   return err_errno (err, errno, "open", path);
 }
 
+/* Only the last component of PATH is missing (the usual case: /dev/pts in a fresh
+   /dev): create it in its parent, resolved inside the root, and resolve PATH again.
+   -1 when that is not the case or anything fails: the walk then decides. */
+static int
+create_last (int rootfd, const char *path, pathres_create_kind kind, mode_t mode)
+{
+  cleanup_free char *dir = NULL, *base = NULL;
+  cleanup_close int parent = -1;
+
+  pathres_split (path, &dir, &base);
+  if (strcmp (base, ".") == 0 || strcmp (base, "..") == 0)
+    return -1;
+  parent = open_in_root (rootfd, dir);
+  if (parent < 0 || create_at (parent, base, kind == PATHRES_FILE, mode) < 0)
+    return -1;
+  return open_in_root (rootfd, path);
+}
+
 int
 pathres_create (int rootfd, const char *path, pathres_create_kind kind, mode_t mode, ocisbx_err **err)
 {
   int fd = open_in_root (rootfd, path);
+  int e = errno;
 
   if (fd >= 0)
     return fd;
+  if (e == ENOENT && kind != PATHRES_NONE && (fd = create_last (rootfd, path, kind, mode)) >= 0)
+    return fd;
+  errno = e;
   if (errno == ENOENT || openat2_unusable (errno))
     {
       /* Create what is missing by walking (each creation happens on the fd of a

@@ -56,8 +56,10 @@ containing_mount (const char *path)
 }
 
 int
-rootfs_setup (const rootfs_ctx *ctx, ocisbx_err **err)
+rootfs_setup (const rootfs_ctx *ctx_in, ocisbx_err **err)
 {
+  rootfs_ctx c = *ctx_in;
+  const rootfs_ctx *ctx = &c;
   unsigned long prop = root_propagation (ctx->cfg);
   cleanup_close int rootfd = -1;
 
@@ -77,6 +79,10 @@ rootfs_setup (const rootfs_ctx *ctx, ocisbx_err **err)
   rootfd = open (ctx->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0)
     return err_set (err, errno, "rootfs: open `%s`", ctx->rootfs);
+  /* Before pivot_root /proc is the host's, and nothing mounted below can cover it:
+     every destination resolves inside the rootfs, none may be /proc or inside a
+     procfs (mounts.c), so the answer holds for every mount of this step. */
+  c.procfd = mount_procfd_usable () ? ROOTFS_PROCFD_USABLE : ROOTFS_PROCFD_UNUSABLE;
   if (mounts_setup (ctx, rootfd, err) < 0)
     return err_wrap (err, "rootfs");
   if (devices_setup (ctx, rootfd, err) < 0)

@@ -18,6 +18,15 @@
 #include "error.h"
 #include "ocispec.h"
 
+/* Can mount(2) name fds as /proc/self/fd/N (a real procfs at /proc)?  Asked once per
+   step by rootfs.c; UNKNOWN (0) makes each mount ask. */
+typedef enum rootfs_procfd
+{
+  ROOTFS_PROCFD_UNKNOWN = 0,
+  ROOTFS_PROCFD_USABLE,
+  ROOTFS_PROCFD_UNUSABLE,
+} rootfs_procfd;
+
 typedef struct rootfs_ctx
 {
   const oci_config *cfg;
@@ -29,6 +38,7 @@ typedef struct rootfs_ctx
   bool new_cgroupns;       /* the container has its own cgroup namespace */
   const char *cgroup_path; /* the container's cgroup path (relative to hierarchy roots), for cgroup mounts */
   const struct cgroup_manager *cgroup; /* when set, the per-hierarchy paths come from it */
+  rootfs_procfd procfd;    /* set by rootfs_setup for the mounts it makes; leave it 0 */
 } rootfs_ctx;
 
 /* In the parent, before anything is created: mount destinations, options and

@@ -435,7 +435,84 @@ static void
 test_create_walk (void)
 {
   check_create (true);
+}
+
+/* pathres_create when only the last component is missing (created in its parent
+   resolved inside the root), and the cases it leaves to the walk. */
+static void
+test_create_last (void)
+{
+  cleanup_close int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  ocisbx_err *err = NULL;
+  char p[1024];
+  struct stat st;
+  mode_t old = umask (0);
+  int fd;
+
+  /* a directory and a file, each with its mode, through an absolute link */
+  fd = pathres_create (rootfd, "/a/lastdir", PATHRES_DIR, 0750, &err);
+  snprintf (p, sizeof p, "%s/etc/lastdir", rootfs);
+  CHECK (fd_is (fd, p));
+  CHECK (stat (p, &st) == 0 && S_ISDIR (st.st_mode) && (st.st_mode & 07777) == 0750);
+  close (fd);
+  fd = pathres_create (rootfd, "/a/lastfile", PATHRES_FILE, 0640, &err);
+  snprintf (p, sizeof p, "%s/etc/lastfile", rootfs);
+  CHECK (fd_is (fd, p));
+  CHECK (stat (p, &st) == 0 && S_ISREG (st.st_mode) && (st.st_mode & 07777) == 0640);
+  close (fd);
+  /* existing: opened as is */
+  fd = pathres_create (rootfd, "/a/lastfile", PATHRES_DIR, 0755, &err);
+  CHECK (fd_is (fd, p));
+  close (fd);
+  /* the last component a dangling link: its target is made inside the rootfs */
+  snprintf (p, sizeof p, "%s/dangling2", rootfs);
+  CHECK (symlink ("/h2/target", p) == 0);
+  fd = pathres_create (rootfd, "/sub/../dangling2", PATHRES_DIR, 0755, &err);
+  snprintf (p, sizeof p, "%s/h2/target", rootfs);
+  CHECK (fd_is (fd, p));
+  close (fd);
+  CHECK (access ("/h2/target", F_OK) < 0);
+  /* ".." last, and a link toward the host as the parent */
+  fd = pathres_create (rootfd, "/newp/q/..", PATHRES_DIR, 0755, &err);
+  snprintf (p, sizeof p, "%s/newp", rootfs);
+  CHECK (fd_is (fd, p));
+  close (fd);
+  fd = pathres_create (rootfd, "/h/lastevil", PATHRES_FILE, 0644, &err);
+  CHECK (fd >= 0);
+  close (fd);
+  CHECK (!exists ("%s/%s", host, "lastevil"));
+  snprintf (p, sizeof p, "%s%s/lastevil", rootfs, host);
+  CHECK (access (p, F_OK) == 0);
+  /* errors stay the walk's */
+  fd = pathres_create (rootfd, "/afile/y", PATHRES_FILE, 0644, &err);
+  CHECK (fd < 0 && err && err->errnum == ENOTDIR);
+  err_freep (&err);
+  umask (old);
   remove_tree ();
+}
+
+/* The attributes mount_remount_bind (and the v1 cgroup binds) give mount_setattr. */
+static void
+test_remount_attrs (void)
+{
+  uint64_t set, clr;
+
+  mount_attrs_of (MS_RDONLY, 0, false, &set, &clr);
+  CHECK (set == MOUNT_ATTR_RDONLY && clr == 0); /* the atime mode is kept */
+  mount_attrs_of (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RELATIME, 0, false, &set, &clr);
+  CHECK (set == (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC
+                 | MOUNT_ATTR_RELATIME));
+  CHECK (clr == MOUNT_ATTR__ATIME);
+  mount_attrs_of (MS_NOATIME, MS_RDONLY | MS_NOSUID, false, &set, &clr);
+  CHECK (set == MOUNT_ATTR_NOATIME && clr == (MOUNT_ATTR__ATIME | MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID));
+  mount_attrs_of (MS_STRICTATIME, 0, false, &set, &clr);
+  CHECK (set == MOUNT_ATTR_STRICTATIME && clr == MOUNT_ATTR__ATIME);
+  /* "atime" alone (atime_set): back to relatime */
+  mount_attrs_of (0, MS_NOATIME, true, &set, &clr);
+  CHECK (set == MOUNT_ATTR_RELATIME && clr == MOUNT_ATTR__ATIME);
+  /* set wins over cleared */
+  mount_attrs_of (MS_RDONLY | MS_NODIRATIME, MS_RDONLY | MS_NOEXEC, false, &set, &clr);
+  CHECK (set == (MOUNT_ATTR_RDONLY | MOUNT_ATTR_NODIRATIME) && clr == MOUNT_ATTR_NOEXEC);
 }
 
 /* ---- config checks ---- */
@@ -654,5 +731,5 @@ UNIT_MAIN (T (test_options_flags), T (test_options_clear), T (test_options_atime
            T (test_options_bind_and_data), T (test_options_propagation), T (test_options_recursive),
            T (test_options_idmap), T (test_options_full_table_known), T (test_clean_split),
            T (test_resolve_openat2), T (test_resolve_walk), T (test_create_openat2),
-           T (test_create_walk), T (test_validate), T (test_sysctl_validate),
+           T (test_create_walk), T (test_create_last), T (test_remount_attrs), T (test_validate), T (test_sysctl_validate),
            T (test_rootfs_in_mount_ns))

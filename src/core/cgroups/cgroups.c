@@ -235,6 +235,26 @@ fake_populate (const char *dir)
 static int
 create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err **err)
 {
+  /* Usually only the leaf is missing: one mkdir of H's dir (set_dir).  v2 needs each level's
+     subtree_control on the way down, and anything else (a missing parent, an
+     error) takes the walk below, which reports it. */
+  if (!(h->v2 && m->layout == CGROUP_LAYOUT_V2) && strcmp (h->path, "/") != 0 && h->path[0] != '\0')
+    {
+      if (mkdir (h->dir, 0755) == 0)
+        {
+          if (m->fake)
+            fake_populate (h->dir);
+          h->created = 1;
+          if (!h->v2 && cg_has_controller (h->controllers, "cpuset") && cg_v1_cpuset_init (m, h->dir, err) < 0)
+            return -1;
+          return 0;
+        }
+      if (errno == EEXIST)
+        {
+          h->created = 0;
+          return 0;
+        }
+    }
   for (int attempt = 0;; attempt++)
     {
       cleanup_free char *cur = h->name[0] ? xasprintf ("%s/%s", m->fs_root, h->name) : xstrdup (m->fs_root);

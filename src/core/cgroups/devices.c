@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../utils.h"
 #include "internal.h"
@@ -135,31 +136,54 @@ cg_dev_rule_v1 (const cg_dev_rule *r, char type, char *buf, size_t len)
   snprintf (buf, len, "%c %s:%s %s", type, ma, mi, acc);
 }
 
+/* devices.allow or devices.deny of the container's cgroup, opened at its first write
+   and kept open for the next ones (the kernel takes one rule per write ()). */
+static int
+dev_write (const cgroup_manager *m, const cg_hier *h, const char *file, int *fd, const char *rule,
+           ocisbx_err **err)
+{
+  cleanup_free char *path = cg_file (h, file);
+  ocisbx_err *e = NULL;
+
+  if (*fd < 0)
+    *fd = cg_open_file (m, path, &e);
+  if (*fd >= 0 && cg_write_fd (m, *fd, path, rule, &e) == 0)
+    return 0;
+  return cg_set_error (e, "devices", file, rule, false, ".linux.resources.devices", err);
+}
+
 /* Deny everything, then each rule in order.  A type "a" rule for all devices
    switches the default (the kernel ignores its numbers and access); one with
    numbers applies to both char and block devices. */
 int
 cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err)
 {
-  if (cg_set (m, "devices", "devices.deny", "a", false, ".linux.resources.devices", err) < 0)
+  const cg_hier *h = cg_find (m, "devices");
+  cleanup_close int deny = -1;
+  cleanup_close int allow = -1;
+
+  if (h == NULL)
+    return cg_set_h (m, h, "devices", "devices.deny", "a", false, ".linux.resources.devices", err);
+  if (dev_write (m, h, "devices.deny", &deny, "a", err) < 0)
     return -1;
   for (size_t i = 0; i < n; i++)
     {
       const cg_dev_rule *r = &rules[i];
       const char *file = r->allow ? "devices.allow" : "devices.deny";
+      int *fd = r->allow ? &allow : &deny;
       char buf[96];
       if (r->access == 0)
         continue;
       if (r->type == 'a' && r->major < 0 && r->minor < 0)
         {
-          if (cg_set (m, "devices", file, "a", false, ".linux.resources.devices", err) < 0)
+          if (dev_write (m, h, file, fd, "a", err) < 0)
             return -1;
           continue;
         }
       for (const char *t = r->type == 'a' ? "cb" : (r->type == 'c' ? "c" : "b"); *t; t++)
         {
           cg_dev_rule_v1 (r, *t, buf, sizeof buf);
-          if (cg_set (m, "devices", file, buf, false, ".linux.resources.devices", err) < 0)
+          if (dev_write (m, h, file, fd, buf, err) < 0)
             return -1;
         }
     }

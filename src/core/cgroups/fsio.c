@@ -7,7 +7,9 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +38,42 @@ cg_write_file (const cgroup_manager *m, const char *path, const char *value, oci
       return 0;
     }
   return write_proc_file (path, value, strlen (value), err);
+}
+
+int
+cg_open_file (const cgroup_manager *m, const char *path, ocisbx_err **err)
+{
+  cleanup_close int fd = -1;
+  struct statfs sfs;
+
+  if (m->fake)
+    {
+      fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+      if (fd < 0)
+        return err_set (err, errno, "open `%s`", path);
+      return steal_fd (&fd);
+    }
+  /* As write_proc_file: no symlink at the end, and really a cgroup file. */
+  fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0)
+    return err_set (err, errno, "open `%s`", path);
+  if (fstatfs (fd, &sfs) < 0)
+    return err_set (err, errno, "statfs `%s`", path);
+  if (sfs.f_type != PROC_SUPER_MAGIC && sfs.f_type != SYSFS_MAGIC && sfs.f_type != CGROUP_SUPER_MAGIC
+      && sfs.f_type != CGROUP2_SUPER_MAGIC)
+    return err_set (err, EXDEV, "refusing to write `%s`: not on procfs/sysfs", path);
+  return steal_fd (&fd);
+}
+
+int
+cg_write_fd (const cgroup_manager *m, int fd, const char *path, const char *value, ocisbx_err **err)
+{
+  cleanup_free char *line = m->fake ? xasprintf ("%s\n", value) : NULL;
+  const char *data = line ? line : value;
+
+  if (write_all (fd, data, strlen (data)) < 0)
+    return err_set (err, errno, "write `%s`", path);
+  return 0;
 }
 
 int

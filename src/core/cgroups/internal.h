@@ -60,6 +60,10 @@ char *cg_expand_slice (const char *slice, ocisbx_err **err);
 /* ---- fsio.c ---- */
 char *cg_file (const cg_hier *h, const char *file);
 int cg_write_file (const cgroup_manager *m, const char *path, const char *value, ocisbx_err **err);
+/* Open the cgroup file PATH for several writes (one value per write ()), with the
+   checks of write_proc_file; cg_write_fd writes one value to it. */
+int cg_open_file (const cgroup_manager *m, const char *path, ocisbx_err **err);
+int cg_write_fd (const cgroup_manager *m, int fd, const char *path, const char *value, ocisbx_err **err);
 int cg_write_h (const cgroup_manager *m, const cg_hier *h, const char *file, const char *value,
                 ocisbx_err **err);
 int cg_read_h (const cg_hier *h, const char *file, char **out, ocisbx_err **err);
@@ -123,6 +127,9 @@ int cg_v2_freeze (cgroup_manager *m, cg_hier *h, bool freeze, ocisbx_err **err);
 int cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const char *value, bool noop,
             const char *field, ocisbx_err **err);
 /* The same, into the given hierarchy H (NULL: the controller is not available). */
+/* cg_set_h's error for a failed write E of VALUE to FILE (E is taken over). */
+int cg_set_error (ocisbx_err *e, const char *ctrl, const char *file, const char *value, bool noop,
+                  const char *field, ocisbx_err **err);
 int cg_set_h (const cgroup_manager *m, const cg_hier *h, const char *ctrl, const char *file, const char *value,
               bool noop, const char *field, ocisbx_err **err);
 /* hugepageLimits as cgroup2 files (hugetlb.<size>.max, .rsvd.max) in the cgroup2

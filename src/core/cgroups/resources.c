@@ -31,14 +31,22 @@ cg_set_h (const cgroup_manager *m, const cg_hier *h, const char *ctrl, const cha
     }
   if (cg_write_h (m, h, file, value, &e) == 0)
     return 0;
+  return cg_set_error (steal_ptr (&e), ctrl, file, value, noop, field, err);
+}
+
+int
+cg_set_error (ocisbx_err *e, const char *ctrl, const char *file, const char *value, bool noop,
+              const char *field, ocisbx_err **err)
+{
   if (e->errnum == ENOENT)
     {
+      err_free (e);
       if (noop)
         return 0;
       return err_set (err, 0, "%s: not supported by this kernel or not enabled (no `%s` in the %s controller)",
                       field, file, ctrl);
     }
-  *err = steal_ptr (&e);
+  *err = e;
   return err_wrap (err, "%s: set %s to \"%s\"", field, file, value);
 }
 
