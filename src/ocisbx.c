@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/cloned_binary.h"
 #include "core/features_list.h"
 #include "core/rootless.h"
 
@@ -30,14 +29,6 @@ static const ocisbx_command commands[] = {
 };
 
 extern char **environ;
-
-/* Commands that put a process into a container run from a sealed copy of the binary
-   (CVE-2019-5736): nothing inside can ever reach the host's ocisbx through /proc/PID/exe. */
-static bool
-enters_container (const char *cmd)
-{
-  return strcmp (cmd, "create") == 0 || strcmp (cmd, "run") == 0 || strcmp (cmd, "exec") == 0;
-}
 
 static void
 print_version (void)
@@ -165,8 +156,6 @@ main (int argc, char **argv)
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp (argv[optind], commands[i].name) == 0)
       {
-        if (enters_container (commands[i].name) && ensure_cloned_binary (argc, argv, environ, &err) < 0)
-          return cmd_fail (err);
         /* Each command sees argv[0] = its name, as getopt expects. */
         optind++;
         int cargc = argc - optind + 1;

@@ -2,12 +2,12 @@
 #include "cmd.h"
 
 #include <getopt.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/container.h"
+#include "../core/utils.h"
 
 static const char help[] =
   "Usage: ocisbx list [OPTIONS]\n\n"
@@ -25,13 +25,13 @@ print_table (const container_info *c, size_t n)
   printf ("%-*s   %-10s %-10s %-40s %-30s %s\n", (int) w, "ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER");
   for (size_t i = 0; i < n; i++)
     {
-      struct passwd *pw = getpwuid (c[i].owner);
+      cleanup_free char *name = passwd_field ("/etc/passwd", c[i].owner, 0);
       char owner[32];
-      if (pw == NULL)
+      if (name == NULL)
         snprintf (owner, sizeof owner, "#%u", (unsigned) c[i].owner);
       printf ("%-*s   %-10d %-10s %-40s %-30s %s\n", (int) w, c[i].id, (int) c[i].pid,
               container_status_name (c[i].status), c[i].bundle ? c[i].bundle : "",
-              c[i].created ? c[i].created : "", pw ? pw->pw_name : owner);
+              c[i].created ? c[i].created : "", name ? name : owner);
     }
 }
 

@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dmz.h"
 #include "foreground.h"
 #include "hooks.h"
 #include "log.h"
@@ -263,6 +265,27 @@ prepare_seccomp (create_ctx *c, ocisbx_err **err)
   return seccomp_prepare (c->cfg->linux_->seccomp, cache, &c->seccomp, err);
 }
 
+/* How the process will be executed without exposing our binary (dmz.h): through the
+   sealed stub, or else from a sealed copy of the whole runtime, re-executed now, before
+   anything exists that the new image would not know about. */
+static int
+choose_exec_protection (create_ctx *c, ocisbx_err **err)
+{
+  process_plan *p = &c->proc;
+  cleanup_err ocisbx_err *e = NULL;
+  cleanup_close int fd = dmz_memfd (&e);
+
+  if (fd >= 0 && dmz_usable (c->seccomp, fd, p->selinux_label, p->apparmor_profile))
+    {
+      p->via_dmz = true;
+      p->dmz_fd = steal_fd (&fd);
+      return 0;
+    }
+  if (e)
+    log_debug ("%s: using a sealed copy of the runtime", e->msg);
+  return dmz_fallback_reexec (NULL, err);
+}
+
 static int
 clone_init (create_ctx *c, ocisbx_err **err)
 {
@@ -293,6 +316,20 @@ clone_init (create_ctx *c, ocisbx_err **err)
     .cgroup = c->cgroup,
   };
 
+  /* From the clone on, our memory and fds are in the container: none of its processes
+     may look into the init (ptrace, /proc/PID/exe, /proc/PID/fd) until its execve (dmz.h).
+     An unprivileged parent must still write its child's id maps (/proc/PID/uid_map,
+     newuidmap), which a non-dumpable child refuses: that child turns itself
+     non-dumpable once they are written, unless we must then take its seccomp listener
+     with pidfd_getfd, which needs the same access. */
+  if (geteuid () == 0)
+    {
+      if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        return err_set (err, errno, "prctl PR_SET_DUMPABLE");
+    }
+  else
+    c->child_nondumpable = c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp);
+
   cgroup_join_prepare (c->cgroup, CGROUP_FS_ROOT, &c->cgj);
   r = ns_enter_for_clone (&c->ns, &saved, err);
   if (r == 0)
@@ -315,6 +352,11 @@ clone_init (create_ctx *c, ocisbx_err **err)
         }
     }
   cgroup_join_close (&c->cgj); /* the child has its copies */
+  if (c->proc.via_dmz && c->proc.dmz_fd >= 0)
+    {
+      close (c->proc.dmz_fd);
+      c->proc.dmz_fd = -1;
+    }
   /* back to our own namespaces, whatever happened */
   if (ns_leave (&saved, r == 0 ? err : NULL) < 0)
     r = -1;
@@ -481,6 +523,10 @@ int
 create_run_pipeline (create_ctx *c, ocisbx_err **err)
 {
   c->created = state_timestamp_now ();
+  /* The filter first: the choice of exec protection depends on it, and may re-execute
+     us, which must happen before the state dir and the cgroups exist. */
+  if (prepare_seccomp (c, err) < 0 || choose_exec_protection (c, err) < 0)
+    return -1;
   if (claim_id (c, err) < 0)
     return -1;
   if (setup_cgroups (c, err) < 0)
@@ -488,8 +534,6 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
   /* A first state (pid 0: "creating"), so that a create killed from now on leaves
      something `delete` can clean up, cgroups included. */
   if (write_state (c, err) < 0)
-    return -1;
-  if (prepare_seccomp (c, err) < 0)
     return -1;
   if (clone_init (c, err) < 0)
     return -1;

@@ -198,6 +198,8 @@ init_setup (init_state *s, ocisbx_err **err)
     return -1;
   if (c->userns && become_root_in_userns (err) < 0)
     return -1;
+  if (c->child_nondumpable && prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return err_set (err, errno, "prctl PR_SET_DUMPABLE");
   if ((c->ns.new_flags & CLONE_NEWCGROUP) && unshare (CLONE_NEWCGROUP) < 0)
     return err_set (err, errno, "unshare the cgroup namespace");
   if (set_names (cfg, err) < 0 || new_keyring (c, err) < 0)

@@ -49,6 +49,7 @@ typedef struct create_ctx
   int preserve_fds;   /* --preserve-fds + LISTEN_FDS */
   bool child_hooks;   /* createContainer or startContainer hooks exist */
   bool parent_hooks;  /* prestart or createRuntime hooks exist */
+  bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
 
   /* the init */
   pid_t pid;

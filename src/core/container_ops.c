@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -430,10 +429,10 @@ container_list_json (const container_info *infos, size_t n)
   for (size_t i = 0; i < n; i++)
     {
       const container_info *c = &infos[i];
-      struct passwd *pw = getpwuid (c->owner);
+      cleanup_free char *name = passwd_field ("/etc/passwd", c->owner, 0);
       char owner[32];
 
-      if (pw == NULL)
+      if (name == NULL)
         snprintf (owner, sizeof owner, "#%u", (unsigned) c->owner);
       yajl_gen_map_open (g);
       gen_str (g, "ociVersion", c->oci_version);
@@ -444,7 +443,7 @@ container_list_json (const container_info *infos, size_t n)
       gen_str (g, "bundle", c->bundle);
       gen_str (g, "rootfs", c->rootfs);
       gen_str (g, "created", c->created);
-      gen_str (g, "owner", pw ? pw->pw_name : owner);
+      gen_str (g, "owner", name ? name : owner);
       yajl_gen_map_close (g);
     }
   yajl_gen_array_close (g);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "container_internal.h" /* container_state_doc */
+#include "dmz.h"
 #include "foreground.h"
 #include "log.h"
 #include "lsm.h"
@@ -159,6 +160,27 @@ open_init (exec_ctx *c, ocisbx_err **err)
 
 /* ---- what the child needs ---- */
 
+/* Through the sealed stub, or else from a sealed copy of the whole runtime, re-executed
+   now (dmz.h): we hold the container's lock, which the exec releases (O_CLOEXEC), and
+   nothing else exists yet.  The new image starts with the caller's signal mask. */
+static int
+choose_exec_protection (exec_ctx *c, ocisbx_err **err)
+{
+  process_plan *p = &c->plan;
+  cleanup_err ocisbx_err *e = NULL;
+  cleanup_close int fd = dmz_memfd (&e);
+
+  if (fd >= 0 && dmz_usable (c->seccomp, fd, p->selinux_label, p->apparmor_profile))
+    {
+      p->via_dmz = true;
+      p->dmz_fd = steal_fd (&fd);
+      return 0;
+    }
+  if (e)
+    log_debug ("%s: using a sealed copy of the runtime", e->msg);
+  return dmz_fallback_reexec (&c->sigmask, err);
+}
+
 static int
 prepare (exec_ctx *c, ocisbx_err **err)
 {
@@ -189,6 +211,8 @@ prepare (exec_ctx *c, ocisbx_err **err)
       if (seccomp_prepare (lx->seccomp, cache, &c->seccomp, err) < 0)
         return err_wrap (err, "config.json: .linux.seccomp");
     }
+  if (choose_exec_protection (c, err) < 0)
+    return -1;
   if (c->st->cgroup && c->st->cgroup[0])
     {
       if (cgroup_load (EXEC_CGROUP_FS_ROOT, c->st->cgroup, &c->cgroup, err) < 0)
@@ -396,6 +420,8 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
     return -1;
   if (spawn (c, err) < 0)
     return -1;
+  if (c->plan.via_dmz)
+    close_fd (&c->plan.dmz_fd); /* the child's now */
   /* A paused container freezes the child until `resume`: no lock meanwhile. */
   if (c->paused)
     close_fd (&c->lockfd);

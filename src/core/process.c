@@ -1,5 +1,6 @@
 #include <config.h>
 #include "process.h"
+#include "dmz.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -280,6 +281,8 @@ process_plan_free (process_plan *plan)
     CPU_FREE (plan->cpu_initial);
   if (plan->cpu_final)
     CPU_FREE (plan->cpu_final);
+  if (plan->via_dmz && plan->dmz_fd >= 0)
+    close (plan->dmz_fd);
   memset (plan, 0, sizeof *plan);
 }
 
@@ -357,27 +360,8 @@ apply_caps (const process_plan *plan, int last, ocisbx_err **err)
 static char *
 home_of (uid_t uid)
 {
-  cleanup_fclose FILE *f = fopen ("/etc/passwd", "re");
-  cleanup_free char *line = NULL;
-  size_t cap = 0;
-
-  while (f && getline (&line, &cap, f) > 0)
-    {
-      char *fields[7];
-      char *p = line;
-      int n = 0;
-      line[strcspn (line, "\n")] = '\0';
-      while (n < 7 && p)
-        {
-          fields[n++] = p;
-          p = strchr (p, ':');
-          if (p)
-            *p++ = '\0';
-        }
-      if (n >= 6 && strtoul (fields[2], NULL, 10) == uid && fields[2][0] && fields[5][0])
-        return xasprintf ("HOME=%s", fields[5]);
-    }
-  return xstrdup ("HOME=/");
+  cleanup_free char *home = passwd_field ("/etc/passwd", uid, 5);
+  return xasprintf ("HOME=%s", home ? home : "/");
 }
 
 int
@@ -480,6 +464,11 @@ process_exec (const process_plan *plan, const char *path, ocisbx_err **err)
       CPU_FREE (all);
     }
   sigprocmask (SIG_SETMASK, &plan->sigmask, NULL);
+  if (plan->via_dmz)
+    {
+      dmz_exec (plan->dmz_fd, path, plan->argv, plan->envp);
+      return err_set (err, errno, "exec: \"%s\": run the exec stub (ocisbx-dmz)", plan->argv[0]);
+    }
   execve (path, plan->argv, plan->envp);
   if (errno == EACCES)
     return err_set (err, 0, "exec: \"%s\": permission denied", plan->argv[0]);

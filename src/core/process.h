@@ -78,6 +78,8 @@ typedef struct process_plan
   bool terminal;
   const oci_console_size *console_size;
   sigset_t sigmask; /* restored just before execve */
+  bool via_dmz;     /* execve through the sealed stub at dmz_fd (dmz.h); else directly */
+  int dmz_fd;       /* owned by the plan when via_dmz */
 } process_plan;
 
 /* Parent: DOC and FIELD name the source in errors ("config.json", ".process").

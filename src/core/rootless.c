@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,16 +258,15 @@ static int
 plan_one (const oci_id_mapping *m, size_t n, bool privileged, unsigned own, const char *helper_name,
           const char *subid_file, const char *field, bool *use_helper, char **helper, ocisbx_err **err)
 {
-  struct passwd pw, *res = NULL;
-  char buf[4096];
+  cleanup_free char *name = NULL;
 
   *use_helper = false;
   if (n == 0 || privileged || self_only (m, n, own))
     return 0;
   /* newuidmap/newgidmap check the real uid's entries: so do we, first, so that a
      refused range is reported in terms of the config. */
-  getpwuid_r (getuid (), &pw, buf, sizeof buf, &res);
-  if (idmap_check_subids (subid_file, res ? res->pw_name : NULL, own, m, n, field, err) < 0)
+  name = passwd_field ("/etc/passwd", getuid (), 0);
+  if (idmap_check_subids (subid_file, name, own, m, n, field, err) < 0)
     return -1;
   *helper = find_helper (helper_name);
   if (*helper == NULL)

@@ -62,6 +62,17 @@ void seccomp_prog_free (seccomp_prog *p);
 #define cleanup_seccomp_prog __attribute__ ((cleanup (seccomp_prog_freep)))
 void seccomp_prog_freep (seccomp_prog **p);
 
+/* What the filter answers to one system call, computed in user space (seccomp_eval.c):
+   the SECCOMP_RET_* value the kernel would return for D.  Malformed programs answer
+   SECCOMP_RET_KILL_PROCESS. */
+struct sock_filter;
+struct seccomp_data;
+uint32_t seccomp_bpf_run (const struct sock_filter *insns, size_t len, const struct seccomp_data *d);
+/* True for the answers that run the call: ALLOW and LOG. */
+bool seccomp_bpf_allows (uint32_t ret);
+/* seccomp_bpf_allows of P's answer to D; a NULL P allows everything. */
+bool seccomp_prog_allows (const seccomp_prog *p, const struct seccomp_data *d);
+
 /* Introspection, for `features` and the unit tests. */
 size_t seccomp_prog_len (const seccomp_prog *p); /* BPF instructions */
 const void *seccomp_prog_insns (const seccomp_prog *p);

@@ -264,3 +264,38 @@ cloexec_fds_from (int from, ocisbx_err **err)
 {
   return fds_range (from, CLOSE_RANGE_CLOEXEC, err);
 }
+
+char *
+passwd_field (const char *file, uid_t uid, int field)
+{
+  cleanup_fclose FILE *f = fopen (file, "re");
+  cleanup_free char *line = NULL;
+  size_t cap = 0;
+
+  if (field < 0 || field > 6)
+    return NULL;
+  while (f && getline (&line, &cap, f) > 0)
+    {
+      char *fields[7];
+      char *p = line, *end;
+      int n = 0;
+      unsigned long id;
+
+      line[strcspn (line, "\n")] = '\0';
+      while (n < 7 && p)
+        {
+          fields[n++] = p;
+          p = strchr (p, ':');
+          if (p)
+            *p++ = '\0';
+        }
+      if (n <= field || n < 3 || fields[2][0] == '\0')
+        continue;
+      errno = 0;
+      id = strtoul (fields[2], &end, 10);
+      if (errno || *end || id != (unsigned long) uid)
+        continue;
+      return fields[field][0] ? xstrdup (fields[field]) : NULL;
+    }
+  return NULL;
+}

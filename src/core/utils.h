@@ -66,4 +66,9 @@ int write_proc_file (const char *path, const char *data, size_t len, ocisbx_err 
 int close_fds_from (int from, ocisbx_err **err);
 int cloexec_fds_from (int from, ocisbx_err **err);
 
+/* Field FIELD (0 name ... 5 home, 6 shell) of UID's first entry in the passwd-format
+   FILE, malloc'd; NULL when there is none or it is empty.  Files only, no NSS: the
+   binary may be linked statically, and in a container only the file is meaningful. */
+char *passwd_field (const char *file, uid_t uid, int field);
+
 #endif

@@ -1,0 +1,48 @@
+/* How the container's process is executed without exposing the host's ocisbx
+   (CVE-2019-5736).
+
+   A process that the runtime puts into a container runs ocisbx's code until its last
+   execve.  Two things keep a container from reaching the runtime's binary:
+   - while it is ocisbx, the process is not dumpable (PR_SET_DUMPABLE 0): no process of
+     the container may open its /proc/PID/exe, ptrace it or read its fds;
+   - its last execve runs ocisbx-dmz (src/dmz/dmz.c) from a sealed memfd, and the dmz
+     executes the container's program.  A program that asks for /proc/self/exe as its
+     interpreter gets the sealed dmz, which refuses to run it.
+
+   The dmz is skipped (dmz_usable false) where it cannot work: a build without it (other
+   architectures), a seccomp filter that would refuse our execveat(2), or an SELinux or
+   AppArmor exec label (the label's domain may not be allowed to run an anonymous
+   memfd).  Then the runtime re-executes itself from a sealed copy of its whole binary
+   before it creates anything (cloned_binary.h), the protection runc 1.1 has. */
+#ifndef OCISBX_DMZ_H
+#define OCISBX_DMZ_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+#include "error.h"
+#include "seccomp.h"
+
+/* argv[0] the dmz requires: dmz_exec passes "ocisbx-dmz" PATH ARGV... */
+#define DMZ_ARGV0 "ocisbx-dmz"
+
+/* A sealed, executable memfd holding the dmz (O_CLOEXEC), or -1 with *err.  In a build
+   without the dmz: -1 with *err (ENOSYS). */
+int dmz_memfd (ocisbx_err **err);
+
+/* Whether the last exec may go through the dmz: the build has it, no exec label is set,
+   and SECCOMP (NULL: none) lets `execveat (DMZ_FD, "", argv, envp, AT_EMPTY_PATH)`
+   through whatever the pointers and the instruction pointer are. */
+bool dmz_usable (const seccomp_prog *seccomp, int dmz_fd, const char *selinux_label, const char *apparmor_profile);
+
+/* execveat of the dmz with "ocisbx-dmz" PATH ARGV...; returns only on failure (errno
+   set). */
+int dmz_exec (int dmz_fd, const char *path, char *const argv[], char *const envp[]);
+
+/* The re-exec fallback: re-execute the running command (its /proc/self/cmdline and
+   environ) from a sealed copy of the binary, unless it already runs from one (then 0).
+   Call only before anything is created: the new image starts the command again.
+   MASK (may be NULL): the signal mask the new image must start with. */
+int dmz_fallback_reexec (const sigset_t *mask, ocisbx_err **err);
+
+#endif
