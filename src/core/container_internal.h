@@ -76,6 +76,5 @@ _Noreturn void container_init (create_ctx *c);
 int container_start_at (int dirfd, const container_state *st, ocisbx_err **err);
 void container_poststart (const container_state *st);
 int container_delete_at (int rootfd, int dirfd, const char *id, container_state *st, bool force, ocisbx_err **err);
-char *container_state_doc (const container_state *st, container_status status, bool pretty);
 
 #endif

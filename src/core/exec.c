@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "container_internal.h" /* container_state_doc */
+#include "container.h"
 #include "dmz.h"
 #include "foreground.h"
 #include "log.h"

@@ -156,39 +156,6 @@ ns_prepare (const oci_linux *lx, ns_plan *plan, ocisbx_err **err)
   return 0;
 }
 
-int
-ns_open_of_pid (pid_t pid, ns_plan *plan, ocisbx_err **err)
-{
-  plan_init (plan);
-  for (size_t i = 0; i < NS_N; i++)
-    {
-      char path[64], self[64];
-      struct stat a, b;
-      int fd;
-
-      snprintf (path, sizeof path, "/proc/%d/ns/%s", (int) pid, ns_table[i].proc);
-      snprintf (self, sizeof self, "/proc/self/ns/%s", ns_table[i].proc);
-      fd = open (path, O_RDONLY | O_CLOEXEC);
-      if (fd < 0)
-        {
-          if (errno == ENOENT && ns_table[i].flag != CLONE_NEWNS && ns_table[i].flag != CLONE_NEWPID)
-            continue; /* a namespace kind this kernel lacks */
-          ns_plan_close (plan);
-          return err_set (err, errno, "open `%s`", path);
-        }
-      if (fstat (fd, &a) == 0 && stat (self, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
-        {
-          close (fd);
-          continue;
-        }
-      plan->joins[plan->n_joins].flag = ns_table[i].flag;
-      plan->joins[plan->n_joins++].fd = fd;
-      if (ns_table[i].flag == CLONE_NEWUSER)
-        plan->join_user = true;
-    }
-  return 0;
-}
-
 static int
 write_time_offsets (const ns_plan *plan, ocisbx_err **err)
 {

@@ -12,7 +12,7 @@
  * init starts in them (a new user namespace from the clone flags would otherwise
  * forbid joining namespaces owned by the host's).  With a joined user namespace the
  * child joins: user first, then the rest (ns_join), then unshares the new ones.
- * `exec` joins every namespace of a running init the same way (ns_open_of_pid).
+ * `exec` joins the namespaces of a running init through its pidfd (exec.c).
  */
 #ifndef OCISBX_NAMESPACES_H
 #define OCISBX_NAMESPACES_H
@@ -54,8 +54,6 @@ const char *ns_proc_name (int flag);
    paths of the right type) and open the joined ones.  Errors name the field. */
 int ns_prepare (const oci_linux *lx, ns_plan *plan, ocisbx_err **err);
 void ns_plan_close (ns_plan *plan);
-/* For exec: open every namespace of PID that differs from ours (user first). */
-int ns_open_of_pid (pid_t pid, ns_plan *plan, ocisbx_err **err);
 
 /* Parent, around the clone: enter the joined namespaces (when the child does not)
    and a new time namespace; ns_leave returns to the runtime's own. */
