@@ -265,25 +265,12 @@ prepare_seccomp (create_ctx *c, ocisbx_err **err)
   return seccomp_prepare (c->cfg->linux_->seccomp, cache, &c->seccomp, err);
 }
 
-/* How the process will be executed without exposing our binary (dmz.h): through the
-   sealed stub, or else from a sealed copy of the whole runtime, re-executed now, before
-   anything exists that the new image would not know about. */
+/* How the process will be executed without exposing our binary (dmz.h): decided, and
+   maybe re-executed, before anything exists that the new image would not know about. */
 static int
 choose_exec_protection (create_ctx *c, ocisbx_err **err)
 {
-  process_plan *p = &c->proc;
-  cleanup_err ocisbx_err *e = NULL;
-  cleanup_close int fd = dmz_memfd (&e);
-
-  if (fd >= 0 && dmz_usable (c->seccomp, fd, p->selinux_label, p->apparmor_profile))
-    {
-      p->via_dmz = true;
-      p->dmz_fd = steal_fd (&fd);
-      return 0;
-    }
-  if (e)
-    log_debug ("%s: using a sealed copy of the runtime", e->msg);
-  return dmz_fallback_reexec (NULL, err);
+  return dmz_prepare (&c->proc, c->seccomp, NULL, err);
 }
 
 static int

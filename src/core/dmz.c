@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cloned_binary.h"
+#include "log.h"
 #include "utils.h"
 
 #ifndef MFD_EXEC
@@ -127,4 +128,20 @@ dmz_fallback_reexec (const sigset_t *mask, ocisbx_err **err)
   if (mask)
     sigprocmask (SIG_SETMASK, mask, NULL);
   return ensure_cloned_binary ((int) argc, argv, environ, err);
+}
+
+int
+dmz_prepare (process_plan *plan, const seccomp_prog *seccomp, const sigset_t *reexec_mask, ocisbx_err **err)
+{
+  cleanup_err ocisbx_err *e = NULL;
+  cleanup_close int fd = dmz_memfd (&e);
+
+  if (fd >= 0 && dmz_usable (seccomp, fd, plan->selinux_label, plan->apparmor_profile))
+    {
+      plan->via_dmz = true;
+      plan->dmz_fd = steal_fd (&fd);
+      return 0;
+    }
+  log_debug ("%s: the sealed copy of the runtime instead", e ? e->msg : "dmz: not usable for this process");
+  return dmz_fallback_reexec (reexec_mask, err);
 }

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 
 #include "error.h"
+#include "process.h"
 #include "seccomp.h"
 
 /* argv[0] the dmz requires: dmz_exec passes "ocisbx-dmz" PATH ARGV... */
@@ -38,6 +39,11 @@ bool dmz_usable (const seccomp_prog *seccomp, int dmz_fd, const char *selinux_la
 /* execveat of the dmz with "ocisbx-dmz" PATH ARGV...; returns only on failure (errno
    set). */
 int dmz_exec (int dmz_fd, const char *path, char *const argv[], char *const envp[]);
+
+/* The choice for PLAN's last exec: through the dmz (PLAN->via_dmz, with its memfd in
+   PLAN->dmz_fd) when dmz_usable, else dmz_fallback_reexec (REEXEC_MASK).  Call before
+   anything is created. */
+int dmz_prepare (process_plan *plan, const seccomp_prog *seccomp, const sigset_t *reexec_mask, ocisbx_err **err);
 
 /* The re-exec fallback: re-execute the running command (its /proc/self/cmdline and
    environ) from a sealed copy of the binary, unless it already runs from one (then 0).

@@ -166,19 +166,7 @@ open_init (exec_ctx *c, ocisbx_err **err)
 static int
 choose_exec_protection (exec_ctx *c, ocisbx_err **err)
 {
-  process_plan *p = &c->plan;
-  cleanup_err ocisbx_err *e = NULL;
-  cleanup_close int fd = dmz_memfd (&e);
-
-  if (fd >= 0 && dmz_usable (c->seccomp, fd, p->selinux_label, p->apparmor_profile))
-    {
-      p->via_dmz = true;
-      p->dmz_fd = steal_fd (&fd);
-      return 0;
-    }
-  if (e)
-    log_debug ("%s: using a sealed copy of the runtime", e->msg);
-  return dmz_fallback_reexec (&c->sigmask, err);
+  return dmz_prepare (&c->plan, c->seccomp, &c->sigmask, err);
 }
 
 static int
