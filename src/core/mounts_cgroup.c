@@ -126,21 +126,61 @@ bind_with_flags (const rootfs_ctx *ctx, int srcfd, int dst, const mount_opts *o)
   return sys_move_mount (tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
 }
 
+/* What the entry NAME of /sys/fs/cgroup (DIRFD) is: 1 for a cgroup hierarchy, with
+   *SRCFD open on the container's cgroup in it and *SRC its path; 0
+   to skip NAME (not a cgroup filesystem, or no cgroup of ours there); -1 on error.
+   The usual case asks the container's cgroup directory itself (open + fstatfs): it is
+   on its hierarchy's filesystem.  Otherwise (it cannot be opened, or the guess of
+   cgroup2 for "unified" only was wrong) the hierarchy's root answers, as it did
+   before, and the source follows from that answer. */
 static int
-bind_hierarchy (const rootfs_ctx *ctx, int tmpfs, const char *name, bool v2, const mount_opts *o,
+open_hierarchy (const rootfs_ctx *ctx, int dirfd, const char *name, int *srcfd, char **src,
                 ocisbx_err **err)
 {
-  cleanup_free char *src = cgroup_source (ctx, name, v2);
-  cleanup_close int srcfd = open (src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  bool v2, guess = strcmp (name, "unified") == 0;
+  cleanup_free char *path = cgroup_source (ctx, name, guess);
+  cleanup_close int fd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct statfs sfs;
+
+  if (fd < 0 || fstatfs (fd, &sfs) < 0)
+    {
+      cleanup_close int h = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (h < 0 || fstatfs (h, &sfs) < 0)
+        return 0;
+      if (fd >= 0)
+        close (fd);
+      fd = -1;
+    }
+  if (sfs.f_type != CGROUP_SUPER_MAGIC && sfs.f_type != CGROUP2_SUPER_MAGIC)
+    return 0;
+  v2 = sfs.f_type == CGROUP2_SUPER_MAGIC;
+  if (fd < 0 || v2 != guess)
+    {
+      if (fd >= 0)
+        close (fd);
+      free (path);
+      path = cgroup_source (ctx, name, v2);
+      fd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0)
+        {
+          if (errno == ENOENT)
+            return 0; /* no cgroup of ours in this hierarchy */
+          return err_set (err, errno, "open `%s`", path);
+        }
+    }
+  *srcfd = steal_fd (&fd);
+  *src = path;
+  path = NULL;
+  return 1;
+}
+
+static int
+bind_hierarchy (const rootfs_ctx *ctx, int tmpfs, const char *name, int srcfd, const char *src,
+                const mount_opts *o, ocisbx_err **err)
+{
   cleanup_close int dst = -1;
   cleanup_close int top = -1;
 
-  if (srcfd < 0)
-    {
-      if (errno == ENOENT)
-        return 0; /* no cgroup of ours in this hierarchy */
-      return err_set (err, errno, "open `%s`", src);
-    }
   if (mkdirat (tmpfs, name, 0755) < 0 && errno != EEXIST)
     return err_set (err, errno, "mkdir cgroup `%s`", name);
   dst = openat (tmpfs, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
@@ -178,7 +218,6 @@ mount_v1 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opt
     return err_set (err, errno, "open " CGROUP_ROOT);
   while ((de = readdir (dir)))
     {
-      struct statfs sfs;
       char target[PATH_MAX];
       ssize_t n;
 
@@ -194,13 +233,14 @@ mount_v1 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opt
           continue;
         }
       {
-        cleanup_close int h = openat (dirfd (dir), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (h < 0 || fstatfs (h, &sfs) < 0)
-          continue;
-      }
-      if (sfs.f_type == CGROUP_SUPER_MAGIC || sfs.f_type == CGROUP2_SUPER_MAGIC)
-        if (bind_hierarchy (ctx, top, de->d_name, sfs.f_type == CGROUP2_SUPER_MAGIC, o, err) < 0)
+        cleanup_close int srcfd = -1;
+        cleanup_free char *src = NULL;
+        int r = open_hierarchy (ctx, dirfd (dir), de->d_name, &srcfd, &src, err);
+        if (r < 0)
           return -1;
+        if (r > 0 && bind_hierarchy (ctx, top, de->d_name, srcfd, src, o, err) < 0)
+          return -1;
+      }
     }
   /* The tmpfs itself last, so that its directories could be made. */
   return remount_if (top, o, m->destination, err);

@@ -46,10 +46,57 @@ open_dev_null (int rootfd, ocisbx_err **err)
   return steal_fd (&fd);
 }
 
+/* Can mount(2) name fds as /proc/self/fd/N?  Asked once, before the first mount of a
+   call, instead of once per mount.  Only a mask can change the answer (a read-only
+   bind of /proc or of /proc/<pid> onto itself keeps the same procfs): an empty tmpfs
+   on /proc, /proc/<pid> or its fd directory.  Such a mount hides those names rather
+   than giving them other targets, so a stale "usable" makes the next mount fail, never
+   land elsewhere: after a failure procfd_went_away () asks again, and when the answer
+   changed the mount is retried through the fds themselves. */
+static rootfs_procfd
+procfd_now (void)
+{
+  return mount_procfd_usable () ? ROOTFS_PROCFD_USABLE : ROOTFS_PROCFD_UNUSABLE;
+}
+
+static bool
+procfd_went_away (rootfs_procfd *procfd)
+{
+  if (*procfd != ROOTFS_PROCFD_USABLE || mount_procfd_usable ())
+    return false;
+  *procfd = ROOTFS_PROCFD_UNUSABLE;
+  return true;
+}
+
+static int
+mask_one (rootfs_procfd *procfd, int fd, bool dir, int null, const char *path, ocisbx_err **err)
+{
+  ocisbx_err *e = NULL;
+
+  if (*procfd == ROOTFS_PROCFD_UNKNOWN)
+    *procfd = procfd_now ();
+  for (int attempt = 0;; attempt++)
+    {
+      int r = dir ? mount_tmpfs_fd_known (*procfd, fd, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                                          "0755", path, &e)
+                  : mount_bind_fd_known (*procfd, null, fd, 0, path, &e);
+      if (r == 0)
+        return 0;
+      if (attempt > 0 || !procfd_went_away (procfd))
+        {
+          *err = e;
+          return -1;
+        }
+      err_free (e);
+      e = NULL;
+    }
+}
+
 int
 paths_mask (const oci_config *cfg, int rootfd, ocisbx_err **err)
 {
   cleanup_close int null = -1;
+  rootfs_procfd procfd = ROOTFS_PROCFD_UNKNOWN;
 
   if (cfg->linux_ == NULL)
     return 0;
@@ -65,18 +112,38 @@ paths_mask (const oci_config *cfg, int rootfd, ocisbx_err **err)
         continue;
       if (fstat (fd, &st) < 0)
         return err_set (err, errno, "masked path: stat `%s`", path);
-      if (S_ISDIR (st.st_mode))
-        {
-          if (mount_tmpfs_fd (fd, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "0755", path, err) < 0)
-            return err_wrap (err, "masked path");
-          continue;
-        }
-      if (null < 0 && (null = open_dev_null (rootfd, err)) < 0)
+      if (!S_ISDIR (st.st_mode) && null < 0 && (null = open_dev_null (rootfd, err)) < 0)
         return err_wrap (err, "masked path `%s`", path);
-      if (mount_bind_fd (null, fd, 0, path, err) < 0)
+      if (mask_one (&procfd, fd, S_ISDIR (st.st_mode), null, path, err) < 0)
         return err_wrap (err, "masked path");
     }
   return 0;
+}
+
+/* The read-only bind in one go: a detached copy of FD's tree (open_tree), its top
+   mount made read-only (mount_setattr: the other flags stay, as with the remount),
+   attached on FD itself.  Not with a shared root (rootfsPropagation shared): there
+   the copies the bind propagates to the peers stay read-write, as the remount of our
+   mount leaves them.  -1 when not possible here (old kernel, ...): nothing is
+   attached then, and the caller binds and remounts, which reports the errors. */
+static int
+bind_readonly (const oci_config *cfg, int fd)
+{
+  const char *prop = cfg->linux_->rootfs_propagation;
+  cleanup_close int tree = -1;
+  ocisbx_err *ignored = NULL;
+
+  if (prop && (mount_propagation_flags (prop) & MS_SHARED))
+    return -1;
+  tree = sys_open_tree (fd, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+  if (tree < 0)
+    return -1;
+  if (mount_setattr_fd (tree, MOUNT_ATTR_RDONLY, 0, false, "", &ignored) < 0)
+    {
+      err_free (ignored);
+      return -1;
+    }
+  return sys_move_mount (tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
 }
 
 int
@@ -93,6 +160,8 @@ paths_readonly (const oci_config *cfg, int rootfd, ocisbx_err **err)
       if (open_existing (rootfd, path, &fd, err) < 0)
         return err_wrap (err, "readonly path");
       if (fd < 0)
+        continue;
+      if (bind_readonly (cfg, fd) == 0)
         continue;
       if (mount_bind_fd (fd, fd, MS_REC, path, err) < 0)
         return err_wrap (err, "readonly path");

@@ -1,8 +1,9 @@
 /* linux.maskedPaths and linux.readonlyPaths, applied after pivot_root inside the
  * new root: a masked file gets /dev/null bound on it (the container's /dev/null,
  * verified to be the char device 1:3), a masked directory an empty read-only tmpfs;
- * a read-only path is bound onto itself and remounted read-only.  Paths that do
- * not exist are skipped.
+ * a read-only path is bound onto itself and remounted read-only (in one go with
+ * open_tree + mount_setattr + move_mount where the kernel has them).  Paths that do
+ * not exist are skipped.  /proc/self/fd is checked once per call, not per mount.
  */
 #ifndef OCISBX_PATHS_H
 #define OCISBX_PATHS_H

@@ -218,12 +218,18 @@ test_v1_create_remove (void)
   char *ser = NULL;
 
   mkdirs (root, "memory/ocisbx"); /* a parent that exists already in one hierarchy */
+  put (root, "cpuset/cgroup.clone_children", "0\n");
   CHECK (cgroup_setup (&cc, &m, &err) == 0);
   err_freep (&err);
   CHECK (exists (root, "memory/ocisbx/c1") && exists (root, "systemd/ocisbx/c1") && exists (root, "pids/ocisbx/c1"));
   /* new cpuset cgroups get the parent's cpus and mems */
   CHECK_FILE (root, "cpuset/ocisbx/cpuset.cpus", "0-1\n");
   CHECK_FILE (root, "cpuset/ocisbx/c1/cpuset.mems", "0\n");
+  /* a cpuset level made above the leaf has the kernel copy cpus and mems for its
+     children; never the leaf, nor a level that existed already */
+  CHECK_FILE (root, "cpuset/ocisbx/cgroup.clone_children", "1\n");
+  CHECK_FILE (root, "cpuset/ocisbx/c1/cgroup.clone_children", "");
+  CHECK (!exists (root, "memory/ocisbx/cgroup.clone_children"));
   if (m)
     {
       ser = cgroup_serialize (m);

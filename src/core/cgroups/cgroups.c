@@ -283,9 +283,16 @@ create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err 
                 fake_populate (cur);
               if (h->created == 0)
                 h->created = ncomp - depth + 1;
-              if (!h->v2 && cg_has_controller (h->controllers, "cpuset")
-                  && cg_v1_cpuset_init (m, cur, err) < 0)
-                return -1;
+              if (!h->v2 && cg_has_controller (h->controllers, "cpuset"))
+                {
+                  if (cg_v1_cpuset_init (m, cur, err) < 0)
+                    return -1;
+                  /* A level we made above the leaf: let the kernel give its new
+                     children its cpus and mems at mkdir, which spares their copy
+                     (cg_v1_cpuset_init finds them set).  Best effort. */
+                  if ((unsigned) depth < ncomp)
+                    cg_v1_clone_children (m, cur);
+                }
               continue;
             }
           if (errno == EEXIST && h->created == 0)

@@ -108,6 +108,9 @@ int cg_rootless_enter (cgroup_manager *m, size_t i, ocisbx_err **err);
 /* A new v1 cpuset cgroup DIR gets its parent's cpus and mems (it cannot take tasks
    while they are empty). */
 int cg_v1_cpuset_init (const cgroup_manager *m, const char *dir, ocisbx_err **err);
+/* Set cgroup.clone_children of the v1 cpuset cgroup DIR, which the runtime created
+   (best effort): its new children then get its cpus and mems from the kernel. */
+void cg_v1_clone_children (const cgroup_manager *m, const char *dir);
 /* Enable in DIR's cgroup.subtree_control the controllers DIR has (best effort: a
    controller that stays missing shows up as an error naming the resource). */
 int cg_v2_enable_level (const cgroup_manager *m, const char *dir, const oci_resources *res,

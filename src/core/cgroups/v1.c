@@ -50,6 +50,16 @@ cg_v1_cpuset_init (const cgroup_manager *m, const char *dir, ocisbx_err **err)
   return copy_from_parent (m, dir, "cpuset.mems", err);
 }
 
+void
+cg_v1_clone_children (const cgroup_manager *m, const char *dir)
+{
+  cleanup_free char *f = xasprintf ("%s/cgroup.clone_children", dir);
+  ocisbx_err *ignored = NULL;
+
+  if (cg_write_file (m, f, "1", &ignored) < 0)
+    err_free (ignored);
+}
+
 /* Write the target state and wait until the kernel reports it (FREEZING is the
    transient state while tasks are being stopped). */
 int
