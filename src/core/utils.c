@@ -208,7 +208,7 @@ write_file_at (int dirfd, const char *path, const char *data, size_t len, ocisbx
 }
 
 int
-write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **err)
+open_proc_file (const char *path, ocisbx_err **err)
 {
   cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
   struct statfs sfs;
@@ -220,6 +220,16 @@ write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **er
   if (sfs.f_type != PROC_SUPER_MAGIC && sfs.f_type != SYSFS_MAGIC && sfs.f_type != CGROUP_SUPER_MAGIC
       && sfs.f_type != CGROUP2_SUPER_MAGIC)
     return err_set (err, EXDEV, "refusing to write `%s`: not on procfs/sysfs", path);
+  return steal_fd (&fd);
+}
+
+int
+write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **err)
+{
+  cleanup_close int fd = open_proc_file (path, err);
+
+  if (fd < 0)
+    return -1;
   if (write_all (fd, data, len) < 0)
     return err_set (err, errno, "write `%s`", path);
   return 0;

@@ -57,9 +57,12 @@ int write_file_atomic_at (int dirfd, const char *path, const char *data, size_t 
 /* Write to an existing file (O_WRONLY|O_CLOEXEC, no create). */
 int write_file_at (int dirfd, const char *path, const char *data, size_t len, ocisbx_err **err);
 
-/* Writes into /proc or /sys: opens PATH with O_NOFOLLOW and checks with
-   fstatfs that the file really is on procfs/sysfs before writing, so a
-   container-controlled mount or symlink cannot redirect the write. */
+/* Opens PATH for writing (O_WRONLY|O_CLOEXEC|O_NOFOLLOW) and checks with fstatfs
+   that the file really is on procfs, sysfs or a cgroup file system, so a
+   container-controlled mount or symlink cannot redirect a write.  Returns the fd,
+   or -1 with *err set. */
+int open_proc_file (const char *path, ocisbx_err **err);
+/* Writes into /proc or /sys: open_proc_file, then DATA in full. */
 int write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **err);
 
 /* Close every fd >= FROM except those in KEEP (NULL-terminated count n). */

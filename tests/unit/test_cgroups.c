@@ -112,6 +112,52 @@ test_conversions (void)
   err_freep (&err);
 }
 
+/* ---- the fixture: a fake tree, the cgroup_config that points into it, the manager ---- */
+
+typedef struct
+{
+  char *root;      /* the fake tree: v1_tree, v2_tree or hybrid_no_v1_hugetlb */
+  char *own;       /* its self_cgroup, read as the runtime's own /proc/self/cgroup */
+  oci_config *c;   /* the resources of cc, or NULL */
+  cgroup_config cc;
+  cgroup_manager *m;
+  ocisbx_err *err;
+} cg_fx;
+
+/* Take ROOT (a fresh fake tree); JSON (or NULL) gives cc's resources. */
+static void
+fx_make (cg_fx *f, char *root, cgroup_layout layout, const char *id, const char *path, const char *json)
+{
+  f->root = root;
+  f->own = xasprintf ("%s/self_cgroup", root);
+  f->c = json ? parse (json) : NULL;
+  f->cc = (cgroup_config) { .fs_root = root, .id = id, .cgroups_path = path, .resources = res_of (f->c),
+                            .layout = layout, .proc_cgroup = f->own };
+  f->m = NULL;
+  f->err = NULL;
+}
+
+static void
+fx_free (cg_fx *f)
+{
+  err_freep (&f->err);
+  cgroup_manager_free (f->m);
+  ocispec_free (&oci_config_type, f->c);
+  free (f->own);
+  rmtree (f->root);
+}
+
+/* cgroup_setup on the fixture; an error is shown and dropped, the result returned. */
+static int
+fx_setup (cg_fx *f)
+{
+  int r = cgroup_setup (&f->cc, &f->m, &f->err);
+  if (f->err)
+    fprintf (stderr, "  %s\n", f->err->msg);
+  err_freep (&f->err);
+  return r;
+}
+
 /* ---- fake v1 tree ---- */
 
 static const char *full_resources
@@ -137,106 +183,93 @@ static const char *full_resources
 static void
 test_v1_resources (void)
 {
-  char *root = v1_tree ("/t1", true);
-  char *own = xasprintf ("%s/self_cgroup", root);
-  oci_config *c = parse (full_resources);
-  cgroup_config cc = { .fs_root = root, .id = "x", .cgroups_path = "/t1", .resources = res_of (c),
-                       .layout = CGROUP_LAYOUT_V1, .proc_cgroup = own };
-  cgroup_manager *m = NULL;
-  ocisbx_err *err = NULL;
+  cg_fx f;
 
-  CHECK (cgroup_setup (&cc, &m, &err) == 0);
-  if (err)
-    fprintf (stderr, "  %s\n", err->msg);
-  err_freep (&err);
-  CHECK_FILE (root, "memory/t1/memory.limit_in_bytes", "1048576\n");
-  CHECK_FILE (root, "memory/t1/memory.memsw.limit_in_bytes", "2097152\n");
-  CHECK_FILE (root, "memory/t1/memory.soft_limit_in_bytes", "524288\n");
-  CHECK_FILE (root, "memory/t1/memory.swappiness", "10\n");
-  CHECK_FILE (root, "memory/t1/memory.oom_control", "1\n");
-  CHECK_FILE (root, "memory/t1/memory.use_hierarchy", "1\n");
-  CHECK_FILE (root, "memory/t1/memory.kmem.tcp.limit_in_bytes", "65536\n");
-  CHECK_FILE (root, "cpu,cpuacct/t1/cpu.shares", "1024\n");
-  CHECK_FILE (root, "cpu,cpuacct/t1/cpu.cfs_period_us", "100000\n");
-  CHECK_FILE (root, "cpu,cpuacct/t1/cpu.cfs_quota_us", "50000\n");
-  CHECK_FILE (root, "cpu,cpuacct/t1/cpu.cfs_burst_us", "1000\n");
-  CHECK_FILE (root, "cpu,cpuacct/t1/cpu.rt_period_us", "1000\n");
-  CHECK_FILE (root, "cpu,cpuacct/t1/cpu.rt_runtime_us", "950\n");
-  CHECK_FILE (root, "cpu,cpuacct/t1/cpu.idle", "1\n");
-  CHECK_FILE (root, "cpuset/t1/cpuset.cpus", "0\n");
-  CHECK_FILE (root, "cpuset/t1/cpuset.mems", "0\n");
-  CHECK_FILE (root, "pids/t1/pids.max", "max\n");
+  fx_make (&f, v1_tree ("/t1", true), CGROUP_LAYOUT_V1, "x", "/t1", full_resources);
+  CHECK (fx_setup (&f) == 0);
+  CHECK_FILE (f.root, "memory/t1/memory.limit_in_bytes", "1048576\n");
+  CHECK_FILE (f.root, "memory/t1/memory.memsw.limit_in_bytes", "2097152\n");
+  CHECK_FILE (f.root, "memory/t1/memory.soft_limit_in_bytes", "524288\n");
+  CHECK_FILE (f.root, "memory/t1/memory.swappiness", "10\n");
+  CHECK_FILE (f.root, "memory/t1/memory.oom_control", "1\n");
+  CHECK_FILE (f.root, "memory/t1/memory.use_hierarchy", "1\n");
+  CHECK_FILE (f.root, "memory/t1/memory.kmem.tcp.limit_in_bytes", "65536\n");
+  CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.shares", "1024\n");
+  CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.cfs_period_us", "100000\n");
+  CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.cfs_quota_us", "50000\n");
+  CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.cfs_burst_us", "1000\n");
+  CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.rt_period_us", "1000\n");
+  CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.rt_runtime_us", "950\n");
+  CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.idle", "1\n");
+  CHECK_FILE (f.root, "cpuset/t1/cpuset.cpus", "0\n");
+  CHECK_FILE (f.root, "cpuset/t1/cpuset.mems", "0\n");
+  CHECK_FILE (f.root, "pids/t1/pids.max", "max\n");
   /* blkio.weight is absent in this tree: the BFQ file takes it. */
-  CHECK_FILE (root, "blkio/t1/blkio.bfq.weight", "500\n");
-  CHECK_FILE (root, "blkio/t1/blkio.leaf_weight", "300\n");
-  CHECK_FILE (root, "blkio/t1/blkio.bfq.weight_device", "8:0 600\n");
-  CHECK_FILE (root, "blkio/t1/blkio.leaf_weight_device", "8:0 200\n");
-  CHECK_FILE (root, "blkio/t1/blkio.throttle.read_bps_device", "8:0 1000\n");
-  CHECK_FILE (root, "blkio/t1/blkio.throttle.write_bps_device", "8:0 2000\n");
-  CHECK_FILE (root, "blkio/t1/blkio.throttle.read_iops_device", "8:0 30\n");
-  CHECK_FILE (root, "blkio/t1/blkio.throttle.write_iops_device", "8:0 0\n");
-  CHECK_FILE (root, "hugetlb/t1/hugetlb.2MB.limit_in_bytes", "4194304\n");
-  CHECK_FILE (root, "net_cls,net_prio/t1/net_cls.classid", "1048577\n");
-  CHECK_FILE (root, "net_cls,net_prio/t1/net_prio.ifpriomap", "eth0 5\nlo 2\n");
-  CHECK_FILE (root, "rdma/t1/rdma.max", "mlx5_1 hca_handle=3 hca_object=10000\n");
+  CHECK_FILE (f.root, "blkio/t1/blkio.bfq.weight", "500\n");
+  CHECK_FILE (f.root, "blkio/t1/blkio.leaf_weight", "300\n");
+  CHECK_FILE (f.root, "blkio/t1/blkio.bfq.weight_device", "8:0 600\n");
+  CHECK_FILE (f.root, "blkio/t1/blkio.leaf_weight_device", "8:0 200\n");
+  CHECK_FILE (f.root, "blkio/t1/blkio.throttle.read_bps_device", "8:0 1000\n");
+  CHECK_FILE (f.root, "blkio/t1/blkio.throttle.write_bps_device", "8:0 2000\n");
+  CHECK_FILE (f.root, "blkio/t1/blkio.throttle.read_iops_device", "8:0 30\n");
+  CHECK_FILE (f.root, "blkio/t1/blkio.throttle.write_iops_device", "8:0 0\n");
+  CHECK_FILE (f.root, "hugetlb/t1/hugetlb.2MB.limit_in_bytes", "4194304\n");
+  CHECK_FILE (f.root, "net_cls,net_prio/t1/net_cls.classid", "1048577\n");
+  CHECK_FILE (f.root, "net_cls,net_prio/t1/net_prio.ifpriomap", "eth0 5\nlo 2\n");
+  CHECK_FILE (f.root, "rdma/t1/rdma.max", "mlx5_1 hca_handle=3 hca_object=10000\n");
   /* deny all first, then the rules in order, then linux.devices and the defaults */
-  CHECK_FILE (root, "devices/t1/devices.deny", "a\na\nb 8:* w\n");
+  CHECK_FILE (f.root, "devices/t1/devices.deny", "a\na\nb 8:* w\n");
   {
-    char *allow = slurp (root, "devices/t1/devices.allow");
+    char *allow = slurp (f.root, "devices/t1/devices.allow");
     CHECK (allow && strncmp (allow, "c 10:229 rw\nc *:* m\nb *:* m\nc 1:3 rwm\n", 38) == 0);
     CHECK (allow && strstr (allow, "c 136:* rwm\n"));
     free (allow);
   }
   /* every hierarchy is joined, named ones included; perf_event is not mounted */
-  CHECK (m && m->n == 11);
-  CHECK_STR (m ? cgroup_path (m) : NULL, "/t1");
-  if (m)
+  CHECK (f.m && f.m->n == 11);
+  CHECK_STR (f.m ? cgroup_path (f.m) : NULL, "/t1");
+  if (f.m)
     {
-      CHECK (cgroup_enter (m, 4242, &err) == 0);
-      CHECK_FILE (root, "systemd/t1/cgroup.procs", "4242\n");
-      CHECK_FILE (root, "memory/t1/cgroup.procs", "4242\n");
-      CHECK_FILE (root, "cpu,cpuacct/t1/cgroup.procs", "4242\n");
-      err_freep (&err);
+      CHECK (cgroup_enter (f.m, 4242, &f.err) == 0);
+      CHECK_FILE (f.root, "systemd/t1/cgroup.procs", "4242\n");
+      CHECK_FILE (f.root, "memory/t1/cgroup.procs", "4242\n");
+      CHECK_FILE (f.root, "cpu,cpuacct/t1/cgroup.procs", "4242\n");
+      err_freep (&f.err);
       /* The leaf existed before: destroy leaves it. */
-      CHECK (cgroup_destroy (m, &err) == 0);
-      CHECK (exists (root, "memory/t1"));
+      CHECK (cgroup_destroy (f.m, &f.err) == 0);
+      CHECK (exists (f.root, "memory/t1"));
     }
-  cgroup_manager_free (m);
-  ocispec_free (&oci_config_type, c);
-  free (own);
-  rmtree (root);
+  fx_free (&f);
 }
 
 static void
 test_v1_create_remove (void)
 {
-  char *root = v1_tree ("/none", false);
-  char *own = xasprintf ("%s/self_cgroup", root);
-  cgroup_config cc = { .fs_root = root, .id = "c1", .layout = CGROUP_LAYOUT_V1, .proc_cgroup = own };
-  cgroup_manager *m = NULL, *m2 = NULL;
-  ocisbx_err *err = NULL;
+  cg_fx f;
+  cgroup_manager *m2 = NULL;
   char *ser = NULL;
 
-  mkdirs (root, "memory/ocisbx"); /* a parent that exists already in one hierarchy */
-  put (root, "cpuset/cgroup.clone_children", "0\n");
-  CHECK (cgroup_setup (&cc, &m, &err) == 0);
-  err_freep (&err);
-  CHECK (exists (root, "memory/ocisbx/c1") && exists (root, "systemd/ocisbx/c1") && exists (root, "pids/ocisbx/c1"));
+  fx_make (&f, v1_tree ("/none", false), CGROUP_LAYOUT_V1, "c1", NULL, NULL);
+  mkdirs (f.root, "memory/ocisbx"); /* a parent that exists already in one hierarchy */
+  put (f.root, "cpuset/cgroup.clone_children", "0\n");
+  CHECK (fx_setup (&f) == 0);
+  CHECK (exists (f.root, "memory/ocisbx/c1") && exists (f.root, "systemd/ocisbx/c1")
+         && exists (f.root, "pids/ocisbx/c1"));
   /* new cpuset cgroups get the parent's cpus and mems */
-  CHECK_FILE (root, "cpuset/ocisbx/cpuset.cpus", "0-1\n");
-  CHECK_FILE (root, "cpuset/ocisbx/c1/cpuset.mems", "0\n");
+  CHECK_FILE (f.root, "cpuset/ocisbx/cpuset.cpus", "0-1\n");
+  CHECK_FILE (f.root, "cpuset/ocisbx/c1/cpuset.mems", "0\n");
   /* a cpuset level made above the leaf has the kernel copy cpus and mems for its
      children; never the leaf, nor a level that existed already */
-  CHECK_FILE (root, "cpuset/ocisbx/cgroup.clone_children", "1\n");
-  CHECK_FILE (root, "cpuset/ocisbx/c1/cgroup.clone_children", "");
-  CHECK (!exists (root, "memory/ocisbx/cgroup.clone_children"));
-  if (m)
+  CHECK_FILE (f.root, "cpuset/ocisbx/cgroup.clone_children", "1\n");
+  CHECK_FILE (f.root, "cpuset/ocisbx/c1/cgroup.clone_children", "");
+  CHECK (!exists (f.root, "memory/ocisbx/cgroup.clone_children"));
+  if (f.m)
     {
-      ser = cgroup_serialize (m);
-      CHECK (cgroup_load (root, ser, &m2, &err) == 0);
-      err_freep (&err);
+      ser = cgroup_serialize (f.m);
+      CHECK (cgroup_load (f.root, ser, &m2, &f.err) == 0);
+      err_freep (&f.err);
     }
-  CHECK (m2 && m2->n == m->n && m2->layout == CGROUP_LAYOUT_V1 && m2->fake);
+  CHECK (m2 && m2->n == f.m->n && m2->layout == CGROUP_LAYOUT_V1 && m2->fake);
   if (m2)
     {
       char *ser2 = cgroup_serialize (m2);
@@ -246,30 +279,27 @@ test_v1_create_remove (void)
       CHECK (cg_find (m2, "memory")->created == 1);
       CHECK (cg_find (m2, "pids")->created == 2);
       CHECK (cg_find (m2, "cpuacct") == cg_find (m2, "cpu"));
-      CHECK (cgroup_destroy (m2, &err) == 0);
-      err_freep (&err);
+      CHECK (cgroup_destroy (m2, &f.err) == 0);
+      err_freep (&f.err);
     }
   /* removed what it created (both levels in pids), kept what was there */
-  CHECK (!exists (root, "pids/ocisbx") && !exists (root, "systemd/ocisbx"));
-  CHECK (!exists (root, "memory/ocisbx/c1") && exists (root, "memory/ocisbx"));
+  CHECK (!exists (f.root, "pids/ocisbx") && !exists (f.root, "systemd/ocisbx"));
+  CHECK (!exists (f.root, "memory/ocisbx/c1") && exists (f.root, "memory/ocisbx"));
   /* a relative path lands under our own cgroup of each hierarchy */
-  cc.cgroups_path = "rel/x";
-  mkdirs (root, "memory/mine");
-  cgroup_manager_free (m);
-  m = NULL;
-  CHECK (cgroup_setup (&cc, &m, &err) == 0);
-  err_freep (&err);
-  CHECK (exists (root, "memory/mine/rel/x") && exists (root, "systemd/user.slice/s1/rel/x")
-         && exists (root, "pids/rel/x"));
-  if (m)
-    cgroup_destroy (m, &err);
-  err_freep (&err);
-  CHECK (!exists (root, "memory/mine/rel") && exists (root, "memory/mine"));
+  f.cc.cgroups_path = "rel/x";
+  mkdirs (f.root, "memory/mine");
+  cgroup_manager_free (f.m);
+  f.m = NULL;
+  CHECK (fx_setup (&f) == 0);
+  CHECK (exists (f.root, "memory/mine/rel/x") && exists (f.root, "systemd/user.slice/s1/rel/x")
+         && exists (f.root, "pids/rel/x"));
+  if (f.m)
+    cgroup_destroy (f.m, &f.err);
+  err_freep (&f.err);
+  CHECK (!exists (f.root, "memory/mine/rel") && exists (f.root, "memory/mine"));
   free (ser);
-  cgroup_manager_free (m);
   cgroup_manager_free (m2);
-  free (own);
-  rmtree (root);
+  fx_free (&f);
 }
 
 static void
@@ -293,82 +323,65 @@ expect_error (const char *root, cgroup_layout layout, const char *own, const cha
 static void
 test_v1_errors (void)
 {
-  char *root = v1_tree ("/t1", true);
-  char *own = xasprintf ("%s/self_cgroup", root);
-  cgroup_manager *m = NULL;
-  ocisbx_err *err = NULL;
+  cg_fx f;
 
-  expect_error (root, CGROUP_LAYOUT_V1, own, "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"unified\":{\"memory.high\":\"1\"}}}}",
+  fx_make (&f, v1_tree ("/t1", true), CGROUP_LAYOUT_V1, "e", "/t3",
+           "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"pids\":{\"limit\":-1},"
+           "\"memory\":{\"limit\":-1}}}}");
+  expect_error (f.root, CGROUP_LAYOUT_V1, f.own,
+                "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"unified\":{\"memory.high\":\"1\"}}}}",
                 "/t1", ".linux.resources.unified");
   /* no such file in the kernel: named */
-  expect_error (root, CGROUP_LAYOUT_V1, own,
+  expect_error (f.root, CGROUP_LAYOUT_V1, f.own,
                 "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"hugepageLimits\":[{\"pageSize\":\"1GB\",\"limit\":1}]}}}",
                 "/t1", ".linux.resources.hugepageLimits[0]");
-  expect_error (root, CGROUP_LAYOUT_V1, own,
+  expect_error (f.root, CGROUP_LAYOUT_V1, f.own,
                 "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"memory\":{\"kernelTCP\":1}}}}", "/t2/new",
                 ".linux.resources.memory.kernelTCP");
-  expect_error (root, CGROUP_LAYOUT_V1, own,
+  expect_error (f.root, CGROUP_LAYOUT_V1, f.own,
                 "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"memory\":{\"limit\":100,\"swap\":50}}}}", "/t1",
                 ".linux.resources.memory.swap");
-  expect_error (root, CGROUP_LAYOUT_V1, own, "{\"ociVersion\":\"1.0.2\"}", "/a/../b", ".linux.cgroupsPath");
+  expect_error (f.root, CGROUP_LAYOUT_V1, f.own, "{\"ociVersion\":\"1.0.2\"}", "/a/../b",
+                ".linux.cgroupsPath");
   /* a failed setup removes what it created */
-  CHECK (!exists (root, "memory/t2"));
-  /* ... unless the value asks for nothing: pids -1 with no file is fine */
-  {
-    oci_config *c = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"pids\":{\"limit\":-1},"
-                           "\"memory\":{\"limit\":-1}}}}");
-    cgroup_config cc = { .fs_root = root, .id = "e", .cgroups_path = "/t3", .resources = res_of (c),
-                         .layout = CGROUP_LAYOUT_V1, .proc_cgroup = own };
-    CHECK (cgroup_setup (&cc, &m, &err) < 0); /* memory.limit_in_bytes absent in /t3: an error */
-    err_freep (&err);
-    put (root, "memory/t3/memory.limit_in_bytes", "");
-    CHECK (cgroup_setup (&cc, &m, &err) == 0); /* pids.max and memsw absent: nothing asked */
-    if (err)
-      fprintf (stderr, "  %s\n", err->msg);
-    err_freep (&err);
-    CHECK_FILE (root, "memory/t3/memory.limit_in_bytes", "-1\n");
-    if (m)
-      cgroup_destroy (m, &err);
-    err_freep (&err);
-    cgroup_manager_free (m);
-    ocispec_free (&oci_config_type, c);
-  }
-  free (own);
-  rmtree (root);
+  CHECK (!exists (f.root, "memory/t2"));
+  /* ... unless the value asks for nothing: pids -1 with no file is fine (the fixture's
+     resources) */
+  CHECK (cgroup_setup (&f.cc, &f.m, &f.err) < 0); /* memory.limit_in_bytes absent in /t3: an error */
+  err_freep (&f.err);
+  put (f.root, "memory/t3/memory.limit_in_bytes", "");
+  CHECK (fx_setup (&f) == 0); /* pids.max and memsw absent: nothing asked */
+  CHECK_FILE (f.root, "memory/t3/memory.limit_in_bytes", "-1\n");
+  if (f.m)
+    cgroup_destroy (f.m, &f.err);
+  fx_free (&f);
 }
 
 /* update: the pair order on EINVAL is not visible on a fake tree, but checkBeforeUpdate is */
 static void
 test_v1_update (void)
 {
-  char *root = v1_tree ("/t1", true);
-  char *own = xasprintf ("%s/self_cgroup", root);
-  cgroup_config cc = { .fs_root = root, .id = "u", .cgroups_path = "/t1", .layout = CGROUP_LAYOUT_V1,
-                       .proc_cgroup = own };
-  cgroup_manager *m = NULL;
-  ocisbx_err *err = NULL;
+  cg_fx f;
   oci_config *c = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"memory\":{\"limit\":1024,"
                          "\"checkBeforeUpdate\":true},\"pids\":{\"limit\":10}}}}");
 
-  CHECK (cgroup_setup (&cc, &m, &err) == 0);
-  err_freep (&err);
-  if (m)
+  fx_make (&f, v1_tree ("/t1", true), CGROUP_LAYOUT_V1, "u", "/t1", NULL);
+  CHECK (fx_setup (&f) == 0);
+  if (f.m)
     {
-      CHECK (cgroup_update (m, res_of (c), &err) < 0); /* usage 4096 > 1024 */
-      CHECK (err && strstr (err->msg, "checkBeforeUpdate"));
-      err_freep (&err);
+      CHECK (cgroup_update (f.m, res_of (c), &f.err) < 0); /* usage 4096 > 1024 */
+      CHECK (f.err && strstr (f.err->msg, "checkBeforeUpdate"));
+      err_freep (&f.err);
       *res_of (c)->memory->limit = 8192;
-      CHECK (cgroup_update (m, res_of (c), &err) == 0);
-      err_freep (&err);
-      CHECK_FILE (root, "memory/t1/memory.limit_in_bytes", "8192\n");
-      CHECK_FILE (root, "pids/t1/pids.max", "10\n");
+      CHECK (cgroup_update (f.m, res_of (c), &f.err) == 0);
+      err_freep (&f.err);
+      CHECK_FILE (f.root, "memory/t1/memory.limit_in_bytes", "8192\n");
+      CHECK_FILE (f.root, "pids/t1/pids.max", "10\n");
       /* the devices are left alone by an update without rules */
-      CHECK_FILE (root, "devices/t1/devices.deny", "a\n");
+      CHECK_FILE (f.root, "devices/t1/devices.deny", "a\n");
     }
-  cgroup_manager_free (m);
   ocispec_free (&oci_config_type, c);
-  free (own);
-  rmtree (root);
+  fx_free (&f);
 }
 
 /* ---- fake v2 tree ---- */
@@ -376,9 +389,10 @@ test_v1_update (void)
 static void
 test_v2_resources (void)
 {
-  char *root = v2_tree ();
-  char *own = xasprintf ("%s/self_cgroup", root);
-  oci_config *c = parse (
+  cg_fx f;
+
+  fx_make (
+      &f, v2_tree (), CGROUP_LAYOUT_V2, "t2", "/ocisbx/t2",
       "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{"
       "\"memory\":{\"limit\":1048576,\"reservation\":524288,\"swap\":3145728},"
       "\"cpu\":{\"shares\":1024,\"quota\":50000,\"period\":200000,\"burst\":1000,\"cpus\":\"0-1\",\"mems\":\"0\","
@@ -390,64 +404,52 @@ test_v2_resources (void)
       "\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":4194304}],"
       "\"rdma\":{\"mlx5_1\":{\"hcaHandles\":3}},"
       "\"unified\":{\"memory.high\":\"900000\"}}}}");
-  cgroup_config cc = { .fs_root = root, .id = "t2", .cgroups_path = "/ocisbx/t2", .resources = res_of (c),
-                       .layout = CGROUP_LAYOUT_V2, .proc_cgroup = own };
-  cgroup_manager *m = NULL;
-  ocisbx_err *err = NULL;
-
-  CHECK (cgroup_setup (&cc, &m, &err) == 0);
-  if (err)
-    fprintf (stderr, "  %s\n", err->msg);
-  err_freep (&err);
+  CHECK (fx_setup (&f) == 0);
   /* controllers enabled down the tree, only those not yet on */
-  CHECK_FILE (root, "cgroup.subtree_control", "+cpuset +cpu +io +memory +hugetlb +pids +rdma +misc\n");
-  CHECK_FILE (root, "ocisbx/cgroup.subtree_control", "cpu memory\n+cpuset +io +hugetlb +pids +rdma\n");
-  CHECK_FILE (root, "ocisbx/t2/memory.max", "1048576\n");
-  CHECK_FILE (root, "ocisbx/t2/memory.swap.max", "2097152\n");
-  CHECK_FILE (root, "ocisbx/t2/memory.low", "524288\n");
-  CHECK_FILE (root, "ocisbx/t2/cpu.weight", "39\n");
-  CHECK_FILE (root, "ocisbx/t2/cpu.max", "max 100000\n50000 200000\n");
-  CHECK_FILE (root, "ocisbx/t2/cpu.max.burst", "1000\n");
-  CHECK_FILE (root, "ocisbx/t2/cpu.idle", "0\n");
-  CHECK_FILE (root, "ocisbx/t2/cpuset.cpus", "0-1\n");
-  CHECK_FILE (root, "ocisbx/t2/cpuset.mems", "0\n");
-  CHECK_FILE (root, "ocisbx/t2/pids.max", "42\n");
-  CHECK_FILE (root, "ocisbx/t2/io.weight", "default 4950\n8:0 10000\n");
-  CHECK_FILE (root, "ocisbx/t2/io.max", "8:0 rbps=1000\n8:16 wiops=max\n");
-  CHECK_FILE (root, "ocisbx/t2/hugetlb.2MB.max", "4194304\n");
-  CHECK_FILE (root, "ocisbx/t2/hugetlb.2MB.rsvd.max", "4194304\n");
-  CHECK_FILE (root, "ocisbx/t2/rdma.max", "mlx5_1 hca_handle=3 hca_object=max\n");
-  CHECK_FILE (root, "ocisbx/t2/memory.high", "900000\n");
-  CHECK (m && m->n == 1 && m->h[0].created == 0);
+  CHECK_FILE (f.root, "cgroup.subtree_control", "+cpuset +cpu +io +memory +hugetlb +pids +rdma +misc\n");
+  CHECK_FILE (f.root, "ocisbx/cgroup.subtree_control", "cpu memory\n+cpuset +io +hugetlb +pids +rdma\n");
+  CHECK_FILE (f.root, "ocisbx/t2/memory.max", "1048576\n");
+  CHECK_FILE (f.root, "ocisbx/t2/memory.swap.max", "2097152\n");
+  CHECK_FILE (f.root, "ocisbx/t2/memory.low", "524288\n");
+  CHECK_FILE (f.root, "ocisbx/t2/cpu.weight", "39\n");
+  CHECK_FILE (f.root, "ocisbx/t2/cpu.max", "max 100000\n50000 200000\n");
+  CHECK_FILE (f.root, "ocisbx/t2/cpu.max.burst", "1000\n");
+  CHECK_FILE (f.root, "ocisbx/t2/cpu.idle", "0\n");
+  CHECK_FILE (f.root, "ocisbx/t2/cpuset.cpus", "0-1\n");
+  CHECK_FILE (f.root, "ocisbx/t2/cpuset.mems", "0\n");
+  CHECK_FILE (f.root, "ocisbx/t2/pids.max", "42\n");
+  CHECK_FILE (f.root, "ocisbx/t2/io.weight", "default 4950\n8:0 10000\n");
+  CHECK_FILE (f.root, "ocisbx/t2/io.max", "8:0 rbps=1000\n8:16 wiops=max\n");
+  CHECK_FILE (f.root, "ocisbx/t2/hugetlb.2MB.max", "4194304\n");
+  CHECK_FILE (f.root, "ocisbx/t2/hugetlb.2MB.rsvd.max", "4194304\n");
+  CHECK_FILE (f.root, "ocisbx/t2/rdma.max", "mlx5_1 hca_handle=3 hca_object=max\n");
+  CHECK_FILE (f.root, "ocisbx/t2/memory.high", "900000\n");
+  CHECK (f.m && f.m->n == 1 && f.m->h[0].created == 0);
 
   /* update: period only keeps the quota */
-  if (m)
+  if (f.m)
     {
       oci_config *u = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"cpu\":{\"period\":300000},"
                              "\"memory\":{\"limit\":-1}}}}");
-      put (root, "ocisbx/t2/cpu.max", "50000 200000\n");
-      put (root, "ocisbx/t2/memory.swap.max", "");
-      CHECK (cgroup_update (m, res_of (u), &err) == 0);
-      err_freep (&err);
-      CHECK_FILE (root, "ocisbx/t2/cpu.max", "50000 200000\n50000 300000\n");
-      CHECK_FILE (root, "ocisbx/t2/memory.swap.max", "max\n");
+      put (f.root, "ocisbx/t2/cpu.max", "50000 200000\n");
+      put (f.root, "ocisbx/t2/memory.swap.max", "");
+      CHECK (cgroup_update (f.m, res_of (u), &f.err) == 0);
+      err_freep (&f.err);
+      CHECK_FILE (f.root, "ocisbx/t2/cpu.max", "50000 200000\n50000 300000\n");
+      CHECK_FILE (f.root, "ocisbx/t2/memory.swap.max", "max\n");
       ocispec_free (&oci_config_type, u);
       /* pause on v2 is cgroup.freeze */
-      CHECK (cgroup_freeze (m, true, &err) == 0);
-      CHECK_FILE (root, "ocisbx/t2/cgroup.freeze", "1\n");
-      err_freep (&err);
+      CHECK (cgroup_freeze (f.m, true, &f.err) == 0);
+      CHECK_FILE (f.root, "ocisbx/t2/cgroup.freeze", "1\n");
+      err_freep (&f.err);
     }
-  cgroup_manager_free (m);
-  ocispec_free (&oci_config_type, c);
-  free (own);
-  rmtree (root);
+  fx_free (&f);
 }
 
 static void
 test_v2_errors (void)
 {
-  char *root = v2_tree ();
-  char *own = xasprintf ("%s/self_cgroup", root);
+  cg_fx f;
   static const struct
   {
     const char *res, *needle;
@@ -462,30 +464,23 @@ test_v2_errors (void)
     { "\"hugepageLimits\":[{\"pageSize\":\"1GB\",\"limit\":1}]", ".linux.resources.hugepageLimits[0]" },
     { "\"memory\":{\"swap\":100}", ".linux.resources.memory.swap" },
   };
+
+  fx_make (&f, v2_tree (), CGROUP_LAYOUT_V2, "r", "sub", NULL);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
       char *json = xasprintf ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{%s}}}", cases[i].res);
-      expect_error (root, CGROUP_LAYOUT_V2, own, json, "/ocisbx/t2", cases[i].needle);
+      expect_error (f.root, CGROUP_LAYOUT_V2, f.own, json, "/ocisbx/t2", cases[i].needle);
       free (json);
     }
-  /* relative on v2: under our own cgroup */
-  {
-    cgroup_config cc = { .fs_root = root, .id = "r", .cgroups_path = "sub", .layout = CGROUP_LAYOUT_V2,
-                         .proc_cgroup = own };
-    cgroup_manager *m = NULL;
-    ocisbx_err *err = NULL;
-    CHECK (cgroup_setup (&cc, &m, &err) == 0);
-    err_freep (&err);
-    CHECK (exists (root, "user.slice/me/sub"));
-    CHECK_STR (m ? cgroup_path (m) : NULL, "/user.slice/me/sub");
-    if (m)
-      CHECK (cgroup_destroy (m, &err) == 0);
-    err_freep (&err);
-    CHECK (!exists (root, "user.slice"));
-    cgroup_manager_free (m);
-  }
-  free (own);
-  rmtree (root);
+  /* relative on v2: under our own cgroup (the fixture's cgroupsPath "sub") */
+  CHECK (fx_setup (&f) == 0);
+  CHECK (exists (f.root, "user.slice/me/sub"));
+  CHECK_STR (f.m ? cgroup_path (f.m) : NULL, "/user.slice/me/sub");
+  if (f.m)
+    CHECK (cgroup_destroy (f.m, &f.err) == 0);
+  err_freep (&f.err);
+  CHECK (!exists (f.root, "user.slice"));
+  fx_free (&f);
 }
 
 /* ---- the eBPF device filter, interpreted ---- */
@@ -586,45 +581,35 @@ test_ebpf_logic (void)
 static void
 test_hybrid_fake (void)
 {
-  char *root = v1_tree ("/h1", true);
-  char *own = xasprintf ("%s/self_cgroup", root);
-  oci_config *c = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"pids\":{\"limit\":5},"
-                         "\"unified\":{\"cgroup.max.depth\":\"2\"}}}}");
-  cgroup_config cc = { .fs_root = root, .id = "h", .cgroups_path = "/h1", .resources = res_of (c),
-                       .layout = CGROUP_LAYOUT_HYBRID, .proc_cgroup = own };
-  cgroup_manager *m = NULL;
-  ocisbx_err *err = NULL;
+  cg_fx f;
 
-  put (root, "unified/cgroup.procs", "");
-  put (root, "unified/cgroup.max.depth", "");
-  put (root, "unified/cgroup.freeze", "");
-  CHECK (cgroup_setup (&cc, &m, &err) == 0);
-  if (err)
-    fprintf (stderr, "  %s\n", err->msg);
-  err_freep (&err);
-  CHECK (m && m->n == 12);
-  CHECK_FILE (root, "pids/h1/pids.max", "5\n");
-  CHECK_FILE (root, "unified/h1/cgroup.max.depth", "2\n");
-  CHECK_STR (m ? cgroup_path_in (m, "unified") : NULL, "/h1");
-  CHECK_STR (m ? cgroup_path_in (m, "memory") : NULL, "/h1");
-  CHECK (m && cgroup_path_in (m, "nope") == NULL);
-  if (m)
+  fx_make (&f, v1_tree ("/h1", true), CGROUP_LAYOUT_HYBRID, "h", "/h1",
+           "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"pids\":{\"limit\":5},"
+           "\"unified\":{\"cgroup.max.depth\":\"2\"}}}}");
+  put (f.root, "unified/cgroup.procs", "");
+  put (f.root, "unified/cgroup.max.depth", "");
+  put (f.root, "unified/cgroup.freeze", "");
+  CHECK (fx_setup (&f) == 0);
+  CHECK (f.m && f.m->n == 12);
+  CHECK_FILE (f.root, "pids/h1/pids.max", "5\n");
+  CHECK_FILE (f.root, "unified/h1/cgroup.max.depth", "2\n");
+  CHECK_STR (f.m ? cgroup_path_in (f.m, "unified") : NULL, "/h1");
+  CHECK_STR (f.m ? cgroup_path_in (f.m, "memory") : NULL, "/h1");
+  CHECK (f.m && cgroup_path_in (f.m, "nope") == NULL);
+  if (f.m)
     {
-      CHECK (cgroup_enter (m, 77, &err) == 0);
-      CHECK_FILE (root, "unified/h1/cgroup.procs", "77\n");
+      CHECK (cgroup_enter (f.m, 77, &f.err) == 0);
+      CHECK_FILE (f.root, "unified/h1/cgroup.procs", "77\n");
       /* the v1 freezer is preferred for pause on hybrid */
-      CHECK (cgroup_freeze (m, true, &err) == 0);
-      CHECK_FILE (root, "freezer/h1/freezer.state", "FROZEN\n");
-      CHECK_FILE (root, "unified/h1/cgroup.freeze", "");
-      err_freep (&err);
-      CHECK (cgroup_destroy (m, &err) == 0);
-      err_freep (&err);
-      CHECK (!exists (root, "unified/h1") && exists (root, "memory/h1"));
+      CHECK (cgroup_freeze (f.m, true, &f.err) == 0);
+      CHECK_FILE (f.root, "freezer/h1/freezer.state", "FROZEN\n");
+      CHECK_FILE (f.root, "unified/h1/cgroup.freeze", "");
+      err_freep (&f.err);
+      CHECK (cgroup_destroy (f.m, &f.err) == 0);
+      err_freep (&f.err);
+      CHECK (!exists (f.root, "unified/h1") && exists (f.root, "memory/h1"));
     }
-  cgroup_manager_free (m);
-  ocispec_free (&oci_config_type, c);
-  free (own);
-  rmtree (root);
+  fx_free (&f);
 }
 
 /* hybrid with hugetlb bound to the unified hierarchy (no v1 hugetlb): +hugetlb is
@@ -654,97 +639,77 @@ hybrid_no_v1_hugetlb (void)
 static void
 test_hybrid_hugetlb_unified (void)
 {
-  char *root = hybrid_no_v1_hugetlb ();
-  char *own = xasprintf ("%s/self_cgroup", root);
-  oci_config *c = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{"
-                         "\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":4194304}]}}}");
+  static const char *const limit_4m = "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{"
+                                      "\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":4194304}]}}}";
   oci_config *u = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{"
                          "\"hugepageLimits\":[{\"pageSize\":\"2MB\",\"limit\":8388608}]}}}");
-  cgroup_config cc = { .fs_root = root, .id = "h2", .cgroups_path = "/x/h2", .resources = res_of (c),
-                       .layout = CGROUP_LAYOUT_HYBRID, .proc_cgroup = own };
-  cgroup_manager *m = NULL;
-  ocisbx_err *err = NULL;
+  cg_fx f;
 
-  put (root, "unified/cgroup.controllers", "cpu memory hugetlb pids\n");
-  CHECK (cgroup_setup (&cc, &m, &err) == 0);
-  if (err)
-    fprintf (stderr, "  %s\n", err->msg);
-  err_freep (&err);
-  CHECK (m && cg_find (m, "hugetlb") == NULL);
-  CHECK_FILE (root, "unified/cgroup.subtree_control", "+hugetlb\n");
-  CHECK_FILE (root, "unified/x/cgroup.subtree_control", "memory hugetlb\n");
-  CHECK_FILE (root, "unified/x/h2/cgroup.subtree_control", "");
-  CHECK_FILE (root, "unified/x/h2/hugetlb.2MB.max", "4194304\n");
-  CHECK_FILE (root, "unified/x/h2/hugetlb.2MB.rsvd.max", "4194304\n");
-  if (m)
+  fx_make (&f, hybrid_no_v1_hugetlb (), CGROUP_LAYOUT_HYBRID, "h2", "/x/h2", limit_4m);
+  put (f.root, "unified/cgroup.controllers", "cpu memory hugetlb pids\n");
+  CHECK (fx_setup (&f) == 0);
+  CHECK (f.m && cg_find (f.m, "hugetlb") == NULL);
+  CHECK_FILE (f.root, "unified/cgroup.subtree_control", "+hugetlb\n");
+  CHECK_FILE (f.root, "unified/x/cgroup.subtree_control", "memory hugetlb\n");
+  CHECK_FILE (f.root, "unified/x/h2/cgroup.subtree_control", "");
+  CHECK_FILE (f.root, "unified/x/h2/hugetlb.2MB.max", "4194304\n");
+  CHECK_FILE (f.root, "unified/x/h2/hugetlb.2MB.rsvd.max", "4194304\n");
+  if (f.m)
     {
       /* update: the same path (hugetlb already enabled everywhere now) */
-      put (root, "unified/cgroup.subtree_control", "hugetlb\n");
-      CHECK (cgroup_update (m, res_of (u), &err) == 0);
-      if (err)
-        fprintf (stderr, "  %s\n", err->msg);
-      err_freep (&err);
-      CHECK_FILE (root, "unified/cgroup.subtree_control", "hugetlb\n");
-      CHECK_FILE (root, "unified/x/h2/hugetlb.2MB.max", "4194304\n8388608\n");
-      CHECK_FILE (root, "unified/x/h2/hugetlb.2MB.rsvd.max", "4194304\n8388608\n");
+      put (f.root, "unified/cgroup.subtree_control", "hugetlb\n");
+      CHECK (cgroup_update (f.m, res_of (u), &f.err) == 0);
+      if (f.err)
+        fprintf (stderr, "  %s\n", f.err->msg);
+      err_freep (&f.err);
+      CHECK_FILE (f.root, "unified/cgroup.subtree_control", "hugetlb\n");
+      CHECK_FILE (f.root, "unified/x/h2/hugetlb.2MB.max", "4194304\n8388608\n");
+      CHECK_FILE (f.root, "unified/x/h2/hugetlb.2MB.rsvd.max", "4194304\n8388608\n");
       /* delete still removes what we created, and only that */
-      CHECK (cgroup_destroy (m, &err) == 0);
-      err_freep (&err);
-      CHECK (!exists (root, "unified/x/h2") && exists (root, "unified/x"));
+      CHECK (cgroup_destroy (f.m, &f.err) == 0);
+      err_freep (&f.err);
+      CHECK (!exists (f.root, "unified/x/h2") && exists (f.root, "unified/x"));
     }
-  cgroup_manager_free (m);
-  m = NULL;
-  rmtree (root);
+  fx_free (&f);
 
   /* neither a v1 hierarchy nor the unified one has hugetlb: the error names the field */
-  root = hybrid_no_v1_hugetlb ();
-  free (own);
-  own = xasprintf ("%s/self_cgroup", root);
-  cc.fs_root = root;
-  cc.proc_cgroup = own;
-  put (root, "unified/cgroup.controllers", "cpu memory pids\n");
-  CHECK (cgroup_setup (&cc, &m, &err) < 0);
-  CHECK (err && strstr (err->msg, ".linux.resources.hugepageLimits[0]") != NULL);
-  if (err)
-    fprintf (stderr, "  expected: %s\n", err->msg);
-  err_freep (&err);
-  CHECK_FILE (root, "unified/cgroup.subtree_control", "");
-  CHECK (!exists (root, "unified/x/h2") && exists (root, "unified/x"));
-  cgroup_manager_free (m);
-  ocispec_free (&oci_config_type, c);
+  fx_make (&f, hybrid_no_v1_hugetlb (), CGROUP_LAYOUT_HYBRID, "h2", "/x/h2", limit_4m);
+  put (f.root, "unified/cgroup.controllers", "cpu memory pids\n");
+  CHECK (cgroup_setup (&f.cc, &f.m, &f.err) < 0);
+  CHECK (f.err && strstr (f.err->msg, ".linux.resources.hugepageLimits[0]") != NULL);
+  if (f.err)
+    fprintf (stderr, "  expected: %s\n", f.err->msg);
+  err_freep (&f.err);
+  CHECK_FILE (f.root, "unified/cgroup.subtree_control", "");
+  CHECK (!exists (f.root, "unified/x/h2") && exists (f.root, "unified/x"));
   ocispec_free (&oci_config_type, u);
-  free (own);
-  rmtree (root);
+  fx_free (&f);
 }
 
 /* stats: the files each layout reports from, parsed into cgroup_stats */
 static void
 test_stats_fake (void)
 {
-  char *root = v1_tree ("/s1", true);
-  char *own = xasprintf ("%s/self_cgroup", root);
-  cgroup_config cc = { .fs_root = root, .id = "s", .cgroups_path = "/s1", .layout = CGROUP_LAYOUT_V1,
-                       .proc_cgroup = own };
-  cgroup_manager *m = NULL;
-  ocisbx_err *err = NULL;
+  cg_fx f;
   cgroup_stats st;
   long hz = sysconf (_SC_CLK_TCK);
 
-  put (root, "cpu,cpuacct/s1/cpuacct.usage", "123456789\n");
-  put (root, "cpu,cpuacct/s1/cpuacct.usage_percpu", "100 200 \n");
-  put (root, "cpu,cpuacct/s1/cpuacct.stat", "user 10\nsystem 5\n");
-  put (root, "cpu,cpuacct/s1/cpu.stat", "nr_periods 7\nnr_throttled 3\nthrottled_time 999\n");
-  put (root, "memory/s1/memory.usage_in_bytes", "4096\n");
-  put (root, "memory/s1/memory.max_usage_in_bytes", "8192\n");
-  put (root, "memory/s1/memory.limit_in_bytes", "9223372036854771712\n");
-  put (root, "memory/s1/memory.stat", "cache 300\nrss 400\n");
-  put (root, "memory/s1/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
-  put (root, "pids/s1/pids.current", "3\n");
-  put (root, "pids/s1/pids.max", "max\n");
-  put (root, "blkio/s1/blkio.throttle.io_service_bytes_recursive", "8:0 Read 10\n8:0 Write 20\n8:16 Read 1\nTotal 31\n");
-  CHECK (cgroup_setup (&cc, &m, &err) == 0);
-  err_freep (&err);
-  if (m && cgroup_stats_read (m, &st, &err) == 0)
+  fx_make (&f, v1_tree ("/s1", true), CGROUP_LAYOUT_V1, "s", "/s1", NULL);
+  put (f.root, "cpu,cpuacct/s1/cpuacct.usage", "123456789\n");
+  put (f.root, "cpu,cpuacct/s1/cpuacct.usage_percpu", "100 200 \n");
+  put (f.root, "cpu,cpuacct/s1/cpuacct.stat", "user 10\nsystem 5\n");
+  put (f.root, "cpu,cpuacct/s1/cpu.stat", "nr_periods 7\nnr_throttled 3\nthrottled_time 999\n");
+  put (f.root, "memory/s1/memory.usage_in_bytes", "4096\n");
+  put (f.root, "memory/s1/memory.max_usage_in_bytes", "8192\n");
+  put (f.root, "memory/s1/memory.limit_in_bytes", "9223372036854771712\n");
+  put (f.root, "memory/s1/memory.stat", "cache 300\nrss 400\n");
+  put (f.root, "memory/s1/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+  put (f.root, "pids/s1/pids.current", "3\n");
+  put (f.root, "pids/s1/pids.max", "max\n");
+  put (f.root, "blkio/s1/blkio.throttle.io_service_bytes_recursive",
+       "8:0 Read 10\n8:0 Write 20\n8:16 Read 1\nTotal 31\n");
+  CHECK (fx_setup (&f) == 0);
+  if (f.m && cgroup_stats_read (f.m, &st, &f.err) == 0)
     {
       CHECK (st.cpu_usage_total == 123456789);
       CHECK (st.cpu_percpu_len == 2 && st.cpu_percpu[1] == 200);
@@ -756,29 +721,19 @@ test_stats_fake (void)
       CHECK (st.blkio_read_bytes == 11 && st.blkio_write_bytes == 20);
       cgroup_stats_free (&st);
     }
-  err_freep (&err);
-  cgroup_manager_free (m);
-  m = NULL;
-  free (own);
-  rmtree (root);
+  fx_free (&f);
 
-  root = v2_tree ();
-  own = xasprintf ("%s/self_cgroup", root);
-  put (root, "ocisbx/t2/cpu.stat", "usage_usec 1000\nuser_usec 600\nsystem_usec 400\nnr_periods 0\n");
-  put (root, "ocisbx/t2/memory.current", "65536\n");
-  put (root, "ocisbx/t2/memory.max", "1048576\n");
-  put (root, "ocisbx/t2/memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n");
-  put (root, "ocisbx/t2/memory.stat", "anon 100\nfile 200\nkernel 50\n");
-  put (root, "ocisbx/t2/pids.current", "2\n");
-  put (root, "ocisbx/t2/pids.max", "64\n");
-  put (root, "ocisbx/t2/io.stat", "8:0 rbytes=5 wbytes=6 rios=1 wios=1\n");
-  {
-    cgroup_config c2 = { .fs_root = root, .id = "t2", .cgroups_path = "/ocisbx/t2", .layout = CGROUP_LAYOUT_V2,
-                         .proc_cgroup = own };
-    CHECK (cgroup_setup (&c2, &m, &err) == 0);
-    err_freep (&err);
-  }
-  if (m && cgroup_stats_read (m, &st, &err) == 0)
+  fx_make (&f, v2_tree (), CGROUP_LAYOUT_V2, "t2", "/ocisbx/t2", NULL);
+  put (f.root, "ocisbx/t2/cpu.stat", "usage_usec 1000\nuser_usec 600\nsystem_usec 400\nnr_periods 0\n");
+  put (f.root, "ocisbx/t2/memory.current", "65536\n");
+  put (f.root, "ocisbx/t2/memory.max", "1048576\n");
+  put (f.root, "ocisbx/t2/memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n");
+  put (f.root, "ocisbx/t2/memory.stat", "anon 100\nfile 200\nkernel 50\n");
+  put (f.root, "ocisbx/t2/pids.current", "2\n");
+  put (f.root, "ocisbx/t2/pids.max", "64\n");
+  put (f.root, "ocisbx/t2/io.stat", "8:0 rbytes=5 wbytes=6 rios=1 wios=1\n");
+  CHECK (fx_setup (&f) == 0);
+  if (f.m && cgroup_stats_read (f.m, &st, &f.err) == 0)
     {
       CHECK (st.cpu_usage_total == 1000000 && st.cpu_usage_user == 600000 && st.cpu_usage_kernel == 400000);
       CHECK (st.mem_usage == 65536 && st.mem_limit == 1048576 && st.mem_failcnt == 4 && st.oom_kill == 1);
@@ -787,10 +742,7 @@ test_stats_fake (void)
       CHECK (st.blkio_read_bytes == 5 && st.blkio_write_bytes == 6);
       cgroup_stats_free (&st);
     }
-  err_freep (&err);
-  cgroup_manager_free (m);
-  free (own);
-  rmtree (root);
+  fx_free (&f);
 }
 
 UNIT_MAIN (T (test_paths), T (test_conversions), T (test_v1_resources), T (test_v1_create_remove),

@@ -222,10 +222,14 @@ test_clean_split (void)
 
 /* ---- path resolution against hostile symlinks ---- */
 
-static char tmpl[] = "/tmp/ocisbx-test-mounts.XXXXXX";
-static char *base_dir;   /* holds rootfs/ and host/ */
-static char rootfs[256]; /* the fake rootfs */
-static char host[256];   /* a "host" directory the symlinks aim at */
+/* A scratch tree: a temp dir holding a fake rootfs (with /etc) and a "host" directory
+   beside it, what hostile symlinks aim at. */
+typedef struct
+{
+  char *dir;        /* the temp dir: the caller's mkdtemp template, filled in */
+  char rootfs[256]; /* DIR/rootfs */
+  char host[256];   /* DIR/<host name> */
+} scratch;
 
 static void
 mkfile (const char *path)
@@ -235,52 +239,79 @@ mkfile (const char *path)
     close (fd);
 }
 
+/* DIR/REL made: an empty file, or a directory (0755). */
+static void
+make_in (const char *dir, const char *rel, bool is_dir)
+{
+  char p[1024];
+  snprintf (p, sizeof p, "%s/%s", dir, rel);
+  if (is_dir)
+    mkdir (p, 0755);
+  else
+    mkfile (p);
+}
+
+/* The symlink DIR/REL -> TARGET; symlink's result. */
+static int
+link_in (const char *dir, const char *target, const char *rel)
+{
+  char p[1024];
+  snprintf (p, sizeof p, "%s/%s", dir, rel);
+  return symlink (target, p);
+}
+
+/* TMPL's temp dir with rootfs/, rootfs/etc/ and HOST_NAME/ in it; false if mkdtemp failed. */
+static bool
+scratch_make (scratch *t, char *tmpl, const char *host_name)
+{
+  t->dir = mkdtemp (tmpl);
+  if (t->dir == NULL)
+    return false;
+  snprintf (t->rootfs, sizeof t->rootfs, "%s/rootfs", t->dir);
+  snprintf (t->host, sizeof t->host, "%s/%s", t->dir, host_name);
+  mkdir (t->rootfs, 0755);
+  mkdir (t->host, 0755);
+  make_in (t->rootfs, "etc", true);
+  return true;
+}
+
+/* rm -rf the whole scratch tree; true on success. */
+static bool
+scratch_remove (const scratch *t)
+{
+  char cmd[1024];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", t->dir);
+  return system (cmd) == 0;
+}
+
+/* The tree the path resolution tests share: made by test_resolve_openat2, removed by
+   test_create_last. */
+static char tmpl[] = "/tmp/ocisbx-test-mounts.XXXXXX";
+static scratch tree;
+
 static void
 setup_tree (void)
 {
-  char p[1024];
-
-  base_dir = mkdtemp (tmpl);
-  snprintf (rootfs, sizeof rootfs, "%s/rootfs", base_dir);
-  snprintf (host, sizeof host, "%s/host", base_dir);
-  mkdir (rootfs, 0755);
-  mkdir (host, 0755);
-  snprintf (p, sizeof p, "%s/etc", rootfs);
-  mkdir (p, 0755);
-  snprintf (p, sizeof p, "%s/etc/passwd", rootfs);
-  mkfile (p);
-  snprintf (p, sizeof p, "%s/secret", host);
-  mkfile (p);
-  snprintf (p, sizeof p, "%s/sub", rootfs);
-  mkdir (p, 0755);
-  snprintf (p, sizeof p, "%s/afile", rootfs);
-  mkfile (p);
-
-#define LINK(target, name)                                                                         \
-  do                                                                                               \
-    {                                                                                              \
-      snprintf (p, sizeof p, "%s/%s", rootfs, name);                                               \
-      CHECK (symlink (target, p) == 0);                                                            \
-    }                                                                                              \
-  while (0)
-  LINK ("/etc", "a");                 /* absolute: must stay in the rootfs */
-  LINK ("../../..", "b");             /* climbs: stops at the root */
-  LINK ("../../../../host", "sub/c"); /* relative climb toward the host dir */
-  LINK (host, "h");                   /* absolute path of the host dir itself */
-  LINK ("l2", "l1");                  /* loop */
-  LINK ("l1", "l2");
-  LINK ("/newdir/deeper", "dangling");
-  LINK ("/proc/self/root/etc", "magic"); /* a magic link path, textually */
-#undef LINK
+  CHECK (scratch_make (&tree, tmpl, "host"));
+  make_in (tree.rootfs, "etc/passwd", false);
+  make_in (tree.host, "secret", false);
+  make_in (tree.rootfs, "sub", true);
+  make_in (tree.rootfs, "afile", false);
+  CHECK (link_in (tree.rootfs, "/etc", "a") == 0);                 /* absolute: must stay in the rootfs */
+  CHECK (link_in (tree.rootfs, "../../..", "b") == 0);             /* climbs: stops at the root */
+  CHECK (link_in (tree.rootfs, "../../../../host", "sub/c") == 0); /* relative climb toward the host dir */
+  CHECK (link_in (tree.rootfs, tree.host, "h") == 0);              /* absolute path of the host dir itself */
+  CHECK (link_in (tree.rootfs, "l2", "l1") == 0);                  /* loop */
+  CHECK (link_in (tree.rootfs, "l1", "l2") == 0);
+  CHECK (link_in (tree.rootfs, "/newdir/deeper", "dangling") == 0);
+  CHECK (link_in (tree.rootfs, "/proc/self/root/etc", "magic") == 0); /* a magic link path, textually */
 }
 
 static void
 remove_tree (void)
 {
-  char cmd[1024];
-  snprintf (cmd, sizeof cmd, "rm -rf '%s'", base_dir);
-  if (system (cmd) != 0)
-    fprintf (stderr, "  could not remove %s\n", base_dir);
+  if (!scratch_remove (&tree))
+    fprintf (stderr, "  could not remove %s\n", tree.dir);
 }
 
 static bool
@@ -300,6 +331,24 @@ exists (const char *fmt, const char *dir, const char *rel)
   return lstat (p, &st) == 0;
 }
 
+/* FD is open, on PATH when PATH is not NULL; FD is closed here. */
+static bool
+opened_as (int fd, const char *path)
+{
+  bool r = path ? fd_is (fd, path) : fd >= 0;
+  close (fd);
+  return r;
+}
+
+/* FD, from a call that set *ERR, is a failure with ERRNUM; the error is dropped. */
+static bool
+fails_with (int fd, ocisbx_err **err, int errnum)
+{
+  bool r = fd < 0 && *err && (*err)->errnum == errnum;
+  err_freep (err);
+  return r;
+}
+
 typedef int (*resolver) (int rootfd, const char *path, ocisbx_err **err);
 
 static int
@@ -311,46 +360,27 @@ walk_open (int rootfd, const char *path, ocisbx_err **err)
 static void
 check_resolver (resolver open_fn, const char *name)
 {
-  cleanup_close int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int rootfd = open (tree.rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   char p[1024];
   ocisbx_err *err = NULL;
-  int fd;
 
   fprintf (stderr, "  [%s]\n", name);
-  snprintf (p, sizeof p, "%s/etc/passwd", rootfs);
+  snprintf (p, sizeof p, "%s/etc/passwd", tree.rootfs);
   /* "/a/passwd" (a -> /etc) is the rootfs's /etc/passwd, never the host's */
-  fd = open_fn (rootfd, "/a/passwd", &err);
-  CHECK (fd_is (fd, p));
-  close (fd);
+  CHECK (opened_as (open_fn (rootfd, "/a/passwd", &err), p));
   /* "b/../../etc/passwd": `..` stops at the root */
-  fd = open_fn (rootfd, "b/../../etc/passwd", &err);
-  CHECK (fd_is (fd, p));
-  close (fd);
-  fd = open_fn (rootfd, "/../../../etc/passwd", &err);
-  CHECK (fd_is (fd, p));
-  close (fd);
-  fd = open_fn (rootfd, "/b", &err);
-  CHECK (fd_is (fd, rootfs));
-  close (fd);
+  CHECK (opened_as (open_fn (rootfd, "b/../../etc/passwd", &err), p));
+  CHECK (opened_as (open_fn (rootfd, "/../../../etc/passwd", &err), p));
+  CHECK (opened_as (open_fn (rootfd, "/b", &err), tree.rootfs));
   /* the host dir is unreachable by relative or absolute links */
-  fd = open_fn (rootfd, "/sub/c/secret", &err);
-  CHECK (fd < 0 && err && err->errnum == ENOENT);
-  err_freep (&err);
-  fd = open_fn (rootfd, "/h/secret", &err);
-  CHECK (fd < 0 && err && err->errnum == ENOENT);
-  err_freep (&err);
+  CHECK (fails_with (open_fn (rootfd, "/sub/c/secret", &err), &err, ENOENT));
+  CHECK (fails_with (open_fn (rootfd, "/h/secret", &err), &err, ENOENT));
   /* loops */
-  fd = open_fn (rootfd, "/l1", &err);
-  CHECK (fd < 0 && err && err->errnum == ELOOP);
-  err_freep (&err);
+  CHECK (fails_with (open_fn (rootfd, "/l1", &err), &err, ELOOP));
   /* a file in the middle */
-  fd = open_fn (rootfd, "/afile/x", &err);
-  CHECK (fd < 0 && err && err->errnum == ENOTDIR);
-  err_freep (&err);
+  CHECK (fails_with (open_fn (rootfd, "/afile/x", &err), &err, ENOTDIR));
   /* "/magic" resolves /proc/self/root inside the rootfs: not there */
-  fd = open_fn (rootfd, "/magic/passwd", &err);
-  CHECK (fd < 0 && err && err->errnum == ENOENT);
-  err_freep (&err);
+  CHECK (fails_with (open_fn (rootfd, "/magic/passwd", &err), &err, ENOENT));
 }
 
 static void
@@ -369,11 +399,10 @@ test_resolve_walk (void)
 static void
 check_create (bool walk)
 {
-  cleanup_close int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int rootfd = open (tree.rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   ocisbx_err *err = NULL;
   const char *sfx = walk ? "-w" : "";
   char path[256], p[1024];
-  int fd;
 
 #define CREATE(path, kind)                                                                         \
   (walk ? pathres_walk (rootfd, path, kind, kind == PATHRES_FILE ? 0644 : 0755, &err)              \
@@ -381,47 +410,33 @@ check_create (bool walk)
 
   /* a file through an absolute link: lands in the rootfs's /etc */
   snprintf (path, sizeof path, "/a/created%s", sfx);
-  fd = CREATE (path, PATHRES_FILE);
-  snprintf (p, sizeof p, "%s/etc/created%s", rootfs, sfx);
-  CHECK (fd_is (fd, p));
-  close (fd);
+  snprintf (p, sizeof p, "%s/etc/created%s", tree.rootfs, sfx);
+  CHECK (opened_as (CREATE (path, PATHRES_FILE), p));
   CHECK (!exists ("%s/%s", "/etc", path + 3));
 
   /* directories through `..` chains and a relative link toward the host */
   snprintf (path, sizeof path, "/b/../../x%s/y/z", sfx);
-  fd = CREATE (path, PATHRES_DIR);
-  snprintf (p, sizeof p, "%s/x%s/y/z", rootfs, sfx);
-  CHECK (fd_is (fd, p));
-  close (fd);
+  snprintf (p, sizeof p, "%s/x%s/y/z", tree.rootfs, sfx);
+  CHECK (opened_as (CREATE (path, PATHRES_DIR), p));
   snprintf (path, sizeof path, "/sub/c/evil%s", sfx);
-  fd = CREATE (path, PATHRES_FILE);
-  CHECK (fd >= 0);
-  close (fd);
+  CHECK (opened_as (CREATE (path, PATHRES_FILE), NULL));
   snprintf (p, sizeof p, "evil%s", sfx);
-  CHECK (!exists ("%s/%s", host, p));
+  CHECK (!exists ("%s/%s", tree.host, p));
   snprintf (p, sizeof p, "host/evil%s", sfx);
-  CHECK (exists ("%s/%s", rootfs, p)); /* ../../../../host from /sub is the rootfs's /host */
+  CHECK (exists ("%s/%s", tree.rootfs, p)); /* ../../../../host from /sub is the rootfs's /host */
   snprintf (path, sizeof path, "/h/evil%s", sfx);
-  fd = CREATE (path, PATHRES_DIR);
-  CHECK (fd >= 0);
-  close (fd);
+  CHECK (opened_as (CREATE (path, PATHRES_DIR), NULL));
   snprintf (p, sizeof p, "evil%s", sfx);
-  CHECK (!exists ("%s/%s", host, p));
+  CHECK (!exists ("%s/%s", tree.host, p));
 
   /* a dangling link: its target is created inside the rootfs */
   snprintf (path, sizeof path, "/dangling/leaf%s", sfx);
-  fd = CREATE (path, PATHRES_DIR);
-  snprintf (p, sizeof p, "%s/newdir/deeper/leaf%s", rootfs, sfx);
-  CHECK (fd_is (fd, p));
-  close (fd);
+  snprintf (p, sizeof p, "%s/newdir/deeper/leaf%s", tree.rootfs, sfx);
+  CHECK (opened_as (CREATE (path, PATHRES_DIR), p));
 
   /* an existing file as a directory component */
-  fd = CREATE ("/afile/x", PATHRES_DIR);
-  CHECK (fd < 0 && err && err->errnum == ENOTDIR);
-  err_freep (&err);
-  fd = CREATE ("/l1/x", PATHRES_DIR);
-  CHECK (fd < 0 && err && err->errnum == ELOOP);
-  err_freep (&err);
+  CHECK (fails_with (CREATE ("/afile/x", PATHRES_DIR), &err, ENOTDIR));
+  CHECK (fails_with (CREATE ("/l1/x", PATHRES_DIR), &err, ELOOP));
 #undef CREATE
 }
 
@@ -442,7 +457,7 @@ test_create_walk (void)
 static void
 test_create_last (void)
 {
-  cleanup_close int rootfd = open (rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int rootfd = open (tree.rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   ocisbx_err *err = NULL;
   char p[1024];
   struct stat st;
@@ -451,42 +466,31 @@ test_create_last (void)
 
   /* a directory and a file, each with its mode, through an absolute link */
   fd = pathres_create (rootfd, "/a/lastdir", PATHRES_DIR, 0750, &err);
-  snprintf (p, sizeof p, "%s/etc/lastdir", rootfs);
+  snprintf (p, sizeof p, "%s/etc/lastdir", tree.rootfs);
   CHECK (fd_is (fd, p));
   CHECK (stat (p, &st) == 0 && S_ISDIR (st.st_mode) && (st.st_mode & 07777) == 0750);
   close (fd);
   fd = pathres_create (rootfd, "/a/lastfile", PATHRES_FILE, 0640, &err);
-  snprintf (p, sizeof p, "%s/etc/lastfile", rootfs);
+  snprintf (p, sizeof p, "%s/etc/lastfile", tree.rootfs);
   CHECK (fd_is (fd, p));
   CHECK (stat (p, &st) == 0 && S_ISREG (st.st_mode) && (st.st_mode & 07777) == 0640);
   close (fd);
   /* existing: opened as is */
-  fd = pathres_create (rootfd, "/a/lastfile", PATHRES_DIR, 0755, &err);
-  CHECK (fd_is (fd, p));
-  close (fd);
+  CHECK (opened_as (pathres_create (rootfd, "/a/lastfile", PATHRES_DIR, 0755, &err), p));
   /* the last component a dangling link: its target is made inside the rootfs */
-  snprintf (p, sizeof p, "%s/dangling2", rootfs);
-  CHECK (symlink ("/h2/target", p) == 0);
-  fd = pathres_create (rootfd, "/sub/../dangling2", PATHRES_DIR, 0755, &err);
-  snprintf (p, sizeof p, "%s/h2/target", rootfs);
-  CHECK (fd_is (fd, p));
-  close (fd);
+  CHECK (link_in (tree.rootfs, "/h2/target", "dangling2") == 0);
+  snprintf (p, sizeof p, "%s/h2/target", tree.rootfs);
+  CHECK (opened_as (pathres_create (rootfd, "/sub/../dangling2", PATHRES_DIR, 0755, &err), p));
   CHECK (access ("/h2/target", F_OK) < 0);
   /* ".." last, and a link toward the host as the parent */
-  fd = pathres_create (rootfd, "/newp/q/..", PATHRES_DIR, 0755, &err);
-  snprintf (p, sizeof p, "%s/newp", rootfs);
-  CHECK (fd_is (fd, p));
-  close (fd);
-  fd = pathres_create (rootfd, "/h/lastevil", PATHRES_FILE, 0644, &err);
-  CHECK (fd >= 0);
-  close (fd);
-  CHECK (!exists ("%s/%s", host, "lastevil"));
-  snprintf (p, sizeof p, "%s%s/lastevil", rootfs, host);
+  snprintf (p, sizeof p, "%s/newp", tree.rootfs);
+  CHECK (opened_as (pathres_create (rootfd, "/newp/q/..", PATHRES_DIR, 0755, &err), p));
+  CHECK (opened_as (pathres_create (rootfd, "/h/lastevil", PATHRES_FILE, 0644, &err), NULL));
+  CHECK (!exists ("%s/%s", tree.host, "lastevil"));
+  snprintf (p, sizeof p, "%s%s/lastevil", tree.rootfs, tree.host);
   CHECK (access (p, F_OK) == 0);
   /* errors stay the walk's */
-  fd = pathres_create (rootfd, "/afile/y", PATHRES_FILE, 0644, &err);
-  CHECK (fd < 0 && err && err->errnum == ENOTDIR);
-  err_freep (&err);
+  CHECK (fails_with (pathres_create (rootfd, "/afile/y", PATHRES_FILE, 0644, &err), &err, ENOTDIR));
   umask (old);
   remove_tree ();
 }
@@ -667,7 +671,8 @@ static void
 test_rootfs_in_mount_ns (void)
 {
   char dir[] = "/tmp/ocisbx-test-rootfs.XXXXXX";
-  char root[256], hostdir[256], p[1024], json[4096];
+  char p[1024], json[4096];
+  scratch t;
   oci_config *cfg;
   int before, status;
   pid_t pid;
@@ -677,19 +682,10 @@ test_rootfs_in_mount_ns (void)
       fprintf (stderr, "  (not root: skipped)\n");
       return;
     }
-  CHECK (mkdtemp (dir) != NULL);
-  snprintf (root, sizeof root, "%s/rootfs", dir);
-  snprintf (hostdir, sizeof hostdir, "%s/hostdir", dir);
-  mkdir (root, 0755);
-  mkdir (hostdir, 0755);
-  snprintf (p, sizeof p, "%s/etc", root);
-  mkdir (p, 0755);
-  snprintf (p, sizeof p, "%s/etc/masked", root);
-  mkfile (p);
-  snprintf (p, sizeof p, "%s/sentinel", root);
-  mkfile (p);
-  snprintf (p, sizeof p, "%s/evil", root);
-  CHECK (symlink (hostdir, p) == 0); /* absolute symlink to a host directory */
+  CHECK (scratch_make (&t, dir, "hostdir"));
+  make_in (t.rootfs, "etc/masked", false);
+  make_in (t.rootfs, "sentinel", false);
+  CHECK (link_in (t.rootfs, t.host, "evil") == 0); /* absolute symlink to a host directory */
 
   snprintf (json, sizeof json,
             "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\",\"readonly\":true},"
@@ -698,7 +694,7 @@ test_rootfs_in_mount_ns (void)
             "{\"destination\":\"/evil/x\",\"type\":\"tmpfs\",\"source\":\"tmpfs\"},"
             "{\"destination\":\"/ro\",\"type\":\"bind\",\"source\":\"%s\",\"options\":[\"rbind\",\"ro\"]}],"
             "\"linux\":{\"maskedPaths\":[\"/etc/masked\",\"/missing\"],\"readonlyPaths\":[\"/etc\"]}}",
-            hostdir);
+            t.host);
   cfg = parse (json);
   CHECK (cfg != NULL);
   if (cfg == NULL)
@@ -707,7 +703,7 @@ test_rootfs_in_mount_ns (void)
   pid = fork ();
   if (pid == 0)
     {
-      rootfs_ctx ctx = { .cfg = cfg, .rootfs = root, .bundle = dir, .console_slave_fd = -1 };
+      rootfs_ctx ctx = { .cfg = cfg, .rootfs = t.rootfs, .bundle = dir, .console_slave_fd = -1 };
       if (unshare (CLONE_NEWNS) < 0)
         _exit (9);
       _exit (child_checks (&ctx));
@@ -717,14 +713,13 @@ test_rootfs_in_mount_ns (void)
     fprintf (stderr, "  child failed check %d\n", WIFEXITED (status) ? WEXITSTATUS (status) : -1);
   CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
   /* the host is untouched: nothing created through the symlink, no mount left */
-  snprintf (p, sizeof p, "%s/x", hostdir);
+  snprintf (p, sizeof p, "%s/x", t.host);
   CHECK (access (p, F_OK) < 0);
-  snprintf (p, sizeof p, "%s/%s/x", root, hostdir);
+  snprintf (p, sizeof p, "%s/%s/x", t.rootfs, t.host);
   CHECK (access (p, F_OK) == 0); /* ... but inside the rootfs */
   CHECK (before == 0 && count_mounts_under (dir) == 0);
   oci_config_free (cfg);
-  snprintf (p, sizeof p, "rm -rf '%s'", dir);
-  CHECK (system (p) == 0);
+  CHECK (scratch_remove (&t));
 }
 
 UNIT_MAIN (T (test_options_flags), T (test_options_clear), T (test_options_atime),

@@ -7,9 +7,7 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,44 +23,32 @@ cg_file (const cg_hier *h, const char *file)
 int
 cg_write_file (const cgroup_manager *m, const char *path, const char *value, ocisbx_err **err)
 {
-  if (m->fake)
-    {
-      /* Unit tests: every write is appended as one line, so a test sees the
-         sequence of writes (devices.allow, subtree_control, ...). */
-      cleanup_close int fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-      cleanup_free char *line = xasprintf ("%s\n", value);
-      if (fd < 0)
-        return err_set (err, errno, "open `%s`", path);
-      if (write_all (fd, line, strlen (line)) < 0)
-        return err_set (err, errno, "write `%s`", path);
-      return 0;
-    }
-  return write_proc_file (path, value, strlen (value), err);
+  cleanup_close int fd = -1;
+
+  /* Unit tests: every write is appended as one line (see cg_open_file and
+     cg_write_fd), so a test sees the sequence of writes (devices.allow,
+     subtree_control, ...). */
+  if (!m->fake)
+    return write_proc_file (path, value, strlen (value), err);
+  fd = cg_open_file (m, path, err);
+  if (fd < 0)
+    return -1;
+  return cg_write_fd (m, fd, path, value, err);
 }
 
 int
 cg_open_file (const cgroup_manager *m, const char *path, ocisbx_err **err)
 {
-  cleanup_close int fd = -1;
-  struct statfs sfs;
-
   if (m->fake)
     {
-      fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+      /* Regular files made by the test: appended to, and no file system check. */
+      cleanup_close int fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
       if (fd < 0)
         return err_set (err, errno, "open `%s`", path);
       return steal_fd (&fd);
     }
   /* As write_proc_file: no symlink at the end, and really a cgroup file. */
-  fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0)
-    return err_set (err, errno, "open `%s`", path);
-  if (fstatfs (fd, &sfs) < 0)
-    return err_set (err, errno, "statfs `%s`", path);
-  if (sfs.f_type != PROC_SUPER_MAGIC && sfs.f_type != SYSFS_MAGIC && sfs.f_type != CGROUP_SUPER_MAGIC
-      && sfs.f_type != CGROUP2_SUPER_MAGIC)
-    return err_set (err, EXDEV, "refusing to write `%s`: not on procfs/sysfs", path);
-  return steal_fd (&fd);
+  return open_proc_file (path, err);
 }
 
 int

@@ -60,8 +60,8 @@ char *cg_expand_slice (const char *slice, ocisbx_err **err);
 /* ---- fsio.c ---- */
 char *cg_file (const cg_hier *h, const char *file);
 int cg_write_file (const cgroup_manager *m, const char *path, const char *value, ocisbx_err **err);
-/* Open the cgroup file PATH for several writes (one value per write ()), with the
-   checks of write_proc_file; cg_write_fd writes one value to it. */
+/* Open the cgroup file PATH for several writes (one value per write ()), through
+   open_proc_file (utils.h); cg_write_fd writes one value to it. */
 int cg_open_file (const cgroup_manager *m, const char *path, ocisbx_err **err);
 int cg_write_fd (const cgroup_manager *m, int fd, const char *path, const char *value, ocisbx_err **err);
 int cg_write_h (const cgroup_manager *m, const cg_hier *h, const char *file, const char *value,
