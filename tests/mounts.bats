@@ -285,3 +285,57 @@ mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 	[ "$(ours)" -eq "$before" ]
 	! grep -q -F "$TESTDIR" /proc/self/mountinfo
 }
+
+# --- idmapped binds -----------------------------------------------------------------
+
+# idmap_src: a host directory (on /tmp's file system, which supports idmapped mounts)
+# holding `root-file` owned by 0:0 and `user-file` owned by 1000:1000; sets $IDSRC.
+idmap_src() {
+	IDSRC=$(mktemp -d /tmp/ocisbx-idmap.XXXXXX)
+	chmod 755 "$IDSRC"
+	touch "$IDSRC/root-file" "$IDSRC/user-file"
+	chown 1000:1000 "$IDSRC/user-file"
+}
+
+@test "idmap: a bind with its own uidMappings/gidMappings shows owners through them" {
+	requires_ocisbx "runc 1.1 has no idmapped mounts"
+	idmap_src
+	config_add mounts "{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"$IDSRC\",\"options\":[\"bind\",\"idmap\"],
+		\"uidMappings\":[{\"containerID\":0,\"hostID\":2000,\"size\":1}],
+		\"gidMappings\":[{\"containerID\":0,\"hostID\":3000,\"size\":1}]}"
+	ctr 'stat -c "%n %u:%g" /mnt/root-file /mnt/user-file'
+	rm -rf "$IDSRC"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# disk 0 is the mapping's container id: host 2000/3000 is what is seen; 1000 is unmapped
+	[ "${lines[0]}" = "/mnt/root-file 2000:3000" ]
+	[ "${lines[1]}" = "/mnt/user-file 65534:65534" ]
+}
+
+@test "idmap: with a user namespace, the container's own mappings make host root files its root's" {
+	requires_ocisbx "runc 1.1 has no idmapped mounts"
+	USERNS_DIR=$(mktemp -d /tmp/ocisbx-idmap-userns.XXXXXX)
+	chmod 755 "$USERNS_DIR"
+	cp -a "$BUNDLE/rootfs" "$USERNS_DIR/rootfs"
+	mkdir "$USERNS_DIR/rootfs/idm" "$USERNS_DIR/rootfs/plain" # host root's: the container cannot mkdir there
+	chmod -R a+rX "$USERNS_DIR/rootfs"
+	config_set root.path "\"$USERNS_DIR/rootfs\""
+	config_add linux.namespaces '{"type":"user"}'
+	config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	idmap_src
+	config_add mounts "{\"destination\":\"/idm\",\"type\":\"bind\",\"source\":\"$IDSRC\",\"options\":[\"bind\",\"idmap\"]}"
+	config_add mounts "{\"destination\":\"/plain\",\"type\":\"bind\",\"source\":\"$IDSRC\",\"options\":[\"bind\"]}"
+	ctr 'stat -c "%n %u:%g" /idm/root-file /idm/user-file /plain/root-file; echo x >/idm/new && stat -c "%n %u:%g" /idm/new'
+	echo "$output"
+	newowner=$(stat -c %u:%g "$IDSRC/new" 2>/dev/null || true)
+	rm -rf "$IDSRC" "$USERNS_DIR"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "/idm/root-file 0:0" ]
+	[ "${lines[1]}" = "/idm/user-file 1000:1000" ]
+	# without the idmap, host root is unmapped in the container's user namespace
+	[ "${lines[2]}" = "/plain/root-file 65534:65534" ]
+	# the container's root writes files owned by host root through the idmapped mount
+	[ "${lines[3]}" = "/idm/new 0:0" ]
+	[ "$newowner" = 0:0 ]
+}

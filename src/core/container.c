@@ -21,6 +21,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "lsm.h"
+#include "mounts.h"
 #include "pathres.h"
 #include "sync.h"
 #include "terminal.h"
@@ -290,6 +291,16 @@ clone_init (create_ctx *c, ocisbx_err **err)
     return -1;
   c->sync_parent = fds[0];
   c->sync_child = fds[1];
+  /* In a user namespace the init cannot idmap host file systems: we make those binds
+     now, and it inherits them (mounts_idmap.c). */
+  if (c->userns && geteuid () == 0 && !rootless_in_userns () && c->idmap_trees == NULL)
+    for (size_t i = 0; i < c->cfg->mounts_len; i++)
+      if (mount_is_bind (&c->cfg->mounts[i]) && mount_wants_idmap (&c->cfg->mounts[i]))
+        {
+          if (mounts_idmap_prepare (c->cfg, c->bundle, &c->idmap_trees, err) < 0)
+            return err_wrap (err, "config.json: .mounts");
+          break;
+        }
   c->rctx = (rootfs_ctx){
     .cfg = c->cfg,
     .rootfs = c->rootfs,
@@ -301,6 +312,7 @@ clone_init (create_ctx *c, ocisbx_err **err)
     .new_cgroupns = (c->ns.new_flags & CLONE_NEWCGROUP) != 0,
     .cgroup_path = cgroup_path (c->cgroup),
     .cgroup = c->cgroup,
+    .idmap_trees = c->idmap_trees,
   };
 
   /* From the clone on, our memory and fds are in the container: none of its processes
@@ -344,6 +356,9 @@ clone_init (create_ctx *c, ocisbx_err **err)
       close (c->proc.dmz_fd);
       c->proc.dmz_fd = -1;
     }
+  mounts_idmap_close (c->idmap_trees, c->cfg->mounts_len);
+  c->idmap_trees = NULL;
+  c->rctx.idmap_trees = NULL;
   /* back to our own namespaces, whatever happened */
   if (ns_leave (&saved, r == 0 ? err : NULL) < 0)
     r = -1;
@@ -572,6 +587,8 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   close_fd (&c->pidfd);
   close_fd (&c->master);
   cgroup_join_close (&c->cgj);
+  if (c->cfg)
+    mounts_idmap_close (c->idmap_trees, c->cfg->mounts_len);
   ns_plan_close (&c->ns);
   idmap_plan_free (&c->idmap);
   process_plan_free (&c->proc);

@@ -89,6 +89,14 @@ bool mount_is_bind (const oci_mount *m);
 int mount_cgroup (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opts *o,
                   int dstfd, ocisbx_err **err);
 /* idmapped bind (mounts_idmap.c): clone SRCFD's tree, idmap it, attach it on DSTFD. */
+/* Whether M asks for an idmapped bind (idmap/ridmap, or its own mappings). */
+bool mount_wants_idmap (const oci_mount *m);
+/* Parent, for a container whose process will be in a user namespace: the idmapped binds
+   made ahead, as detached trees (O_CLOEXEC fds, inherited by the child), because
+   idmapping a host file system takes CAP_SYS_ADMIN in the initial user namespace.
+   *TREES gets one entry per config mount (-1 for the others); mounts_idmap_close. */
+int mounts_idmap_prepare (const oci_config *cfg, const char *bundle, int **trees, ocisbx_err **err);
+void mounts_idmap_close (int *trees, size_t n);
 int mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, int srcfd,
                     int dstfd, ocisbx_err **err);
 

@@ -134,11 +134,12 @@ userns_with_maps (const oci_id_mapping *uids, size_t nu, const oci_id_mapping *g
   return fd;
 }
 
-int
-mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, int srcfd,
-                int dstfd, ocisbx_err **err)
+/* A detached copy of SRCFD's tree, idmapped: what M asks for.  Needs CAP_SYS_ADMIN in
+   the initial user namespace. */
+static int
+idmapped_tree (const oci_config *cfg, const oci_mount *m, const mount_opts *o, int srcfd, ocisbx_err **err)
 {
-  const oci_linux *lx = ctx->cfg->linux_;
+  const oci_linux *lx = cfg->linux_;
   const oci_id_mapping *uids = m->uid_mappings, *gids = m->gid_mappings;
   size_t nu = m->uid_mappings_len, ng = m->gid_mappings_len;
   bool recursive_tree = (o->flags & MS_REC) != 0;
@@ -146,11 +147,6 @@ mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, 
   cleanup_close int userns = -1;
   cleanup_close int tree = -1;
 
-  if (ctx->userns)
-    /* Idmapping a host filesystem takes CAP_SYS_ADMIN in the initial user namespace;
-       the container's process no longer has it. */
-    return err_set (err, ENOTSUP, "idmapped mount `%s`: not supported with a user namespace",
-                    m->destination);
   if (nu == 0 && lx)
     uids = lx->uid_mappings, nu = lx->uid_mappings_len;
   if (ng == 0 && lx)
@@ -175,6 +171,80 @@ mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, 
   errno = ENOSYS;
 #endif
     return err_set (err, errno, "idmap mount `%s`", m->destination);
+  return steal_fd (&tree);
+}
+
+bool
+mount_wants_idmap (const oci_mount *m)
+{
+  if (m->uid_mappings_len || m->gid_mappings_len)
+    return true;
+  for (size_t i = 0; i < m->options_len; i++)
+    if (strcmp (m->options[i], "idmap") == 0 || strcmp (m->options[i], "ridmap") == 0)
+      return true;
+  return false;
+}
+
+int
+mounts_idmap_prepare (const oci_config *cfg, const char *bundle, int **trees, ocisbx_err **err)
+{
+  int *t = xmalloc0 ((cfg->mounts_len + 1) * sizeof *t);
+
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    t[i] = -1;
+  *trees = t;
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    {
+      const oci_mount *m = &cfg->mounts[i];
+      cleanup_mount_opts mount_opts o = { 0 };
+      cleanup_free char *path = NULL;
+      cleanup_close int src = -1;
+
+      if (!mount_is_bind (m) || !mount_wants_idmap (m) || m->source == NULL || m->source[0] == '\0')
+        continue; /* the child reports what is wrong with it */
+      mount_opts_parse (m->options, m->options_len, &o);
+      o.flags |= MS_BIND;
+      /* as the child opens bind sources (mounts.c): relative ones are under the bundle */
+      path = m->source[0] == '/' || bundle == NULL ? xstrdup (m->source) : xasprintf ("%s/%s", bundle, m->source);
+      src = open (path, O_PATH | O_CLOEXEC);
+      if (src < 0)
+        return err_set (err, errno, "open mount source `%s`", path);
+      t[i] = idmapped_tree (cfg, m, &o, src, err);
+      if (t[i] < 0)
+        return err_wrap (err, "mounts[%zu]", i);
+    }
+  return 0;
+}
+
+void
+mounts_idmap_close (int *trees, size_t n)
+{
+  if (trees == NULL)
+    return;
+  for (size_t i = 0; i < n; i++)
+    if (trees[i] >= 0)
+      close (trees[i]);
+  free (trees);
+}
+
+int
+mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, int srcfd,
+                int dstfd, ocisbx_err **err)
+{
+  size_t index = (size_t) (m - ctx->cfg->mounts);
+  cleanup_close int tree = -1;
+
+  if (ctx->idmap_trees && index < ctx->cfg->mounts_len && ctx->idmap_trees[index] >= 0)
+    tree = dup (ctx->idmap_trees[index]); /* made by the parent, which could idmap */
+  else if (ctx->userns)
+    /* Idmapping a host filesystem takes CAP_SYS_ADMIN in the initial user namespace;
+       the container's process does not have it, and no parent made this one. */
+    return err_set (err, ENOTSUP, "idmapped mount `%s`: not supported with a user namespace here",
+                    m->destination);
+  else
+    tree = idmapped_tree (ctx->cfg, m, o, srcfd, err);
+  if (tree < 0)
+    return ctx->idmap_trees ? err_set (err, errno, "idmapped mount `%s`", m->destination) : -1;
   if (sys_move_mount (tree, "", dstfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
     return err_set (err, errno, "attach idmapped mount `%s`", m->destination);
   return 0;

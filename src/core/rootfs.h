@@ -39,6 +39,8 @@ typedef struct rootfs_ctx
   const char *cgroup_path; /* the container's cgroup path (relative to hierarchy roots), for cgroup mounts */
   const struct cgroup_manager *cgroup; /* when set, the per-hierarchy paths come from it */
   rootfs_procfd procfd;    /* set by rootfs_setup for the mounts it makes; leave it 0 */
+  const int *idmap_trees;  /* NULL, or per config mount: an idmapped tree made by the
+                              parent (mounts_idmap_prepare), or -1 */
 } rootfs_ctx;
 
 /* In the parent, before anything is created: mount destinations, options and
