@@ -362,6 +362,26 @@ unified_hugetlb() {
 	[ "$(cat "$(cg_dir pids "$pid")/pids.max")" = 31 ]
 }
 
+@test "update: device rules change on a running container without ever denying a device it keeps" {
+	is_v2 && skip "cgroup v1 devices files (v2 replaces an eBPF program atomically)"
+	# the process opens /dev/null without pause while the rules change 20 times
+	set_args sh -c 'while :; do : </dev/null || echo DENIED >>/dev/shm/log; done'
+	create_started
+	pid=$(container_pid "$CID")
+	with='{"devices": [{"allow": false, "access": "rwm"}, {"allow": true, "type": "c", "major": 10, "minor": 200, "access": "rwm"}]}'
+	without='{"devices": [{"allow": false, "access": "rwm"}]}'
+	for i in $(seq 10); do
+		echo "$with" | runtime update --resources - "$CID"
+		grep -qx 'c 10:200 rwm' "$(cg_dir devices "$pid")/devices.list"
+		echo "$without" | runtime update --resources - "$CID"
+		! grep -q '^c 10:200 ' "$(cg_dir devices "$pid")/devices.list"
+	done
+	grep -qx 'c 1:3 rwm' "$(cg_dir devices "$pid")/devices.list"
+	run runtime exec "$CID" sh -c 'cat /dev/shm/log 2>/dev/null; echo end'
+	echo "$output"
+	[ "$output" = end ]
+}
+
 @test "update: a stopped or unknown container is an error" {
 	run runtime update --pids-limit 10 "$CID-nope"
 	[ "$status" -ne 0 ]

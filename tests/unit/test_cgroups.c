@@ -384,6 +384,82 @@ test_v1_update (void)
   fx_free (&f);
 }
 
+/* update of device rules on v1: only the difference to devices.list, no "a" deny */
+static void
+test_v1_update_devices (void)
+{
+  static const char defaults_list[] = "c *:* m\nb *:* m\nc 1:3 rwm\nc 1:5 rwm\nc 1:7 rwm\nc 1:8 rwm\n"
+                                      "c 1:9 rwm\nc 5:0 rwm\nc 5:1 rwm\nc 5:2 rwm\nc 136:* rwm\n";
+  cg_fx f;
+  oci_config *c = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"devices\":["
+                         "{\"allow\":false,\"access\":\"rwm\"},"
+                         "{\"allow\":true,\"type\":\"c\",\"major\":10,\"minor\":200,\"access\":\"rwm\"}]}}}");
+
+  fx_make (&f, v1_tree ("/t1", true), CGROUP_LAYOUT_V1, "u", "/t1", NULL);
+  CHECK (fx_setup (&f) == 0);
+  if (f.m)
+    {
+      /* the cgroup as the kernel shows it after create; a new rule is only added */
+      put (f.root, "devices/t1/devices.list", defaults_list);
+      put (f.root, "devices/t1/devices.allow", "");
+      put (f.root, "devices/t1/devices.deny", "");
+      CHECK (cgroup_update (f.m, res_of (c), &f.err) == 0);
+      err_freep (&f.err);
+      CHECK_FILE (f.root, "devices/t1/devices.allow", "c 10:200 rwm\n");
+      CHECK_FILE (f.root, "devices/t1/devices.deny", "");
+
+      /* one access more, one entry gone: allow first, then deny */
+      {
+        cleanup_free char *list = xasprintf ("%sc 10:200 r\nc 4:1 rw\n", defaults_list);
+        put (f.root, "devices/t1/devices.list", list);
+      }
+      put (f.root, "devices/t1/devices.allow", "");
+      CHECK (cgroup_update (f.m, res_of (c), &f.err) == 0);
+      err_freep (&f.err);
+      CHECK_FILE (f.root, "devices/t1/devices.allow", "c 10:200 wm\n");
+      CHECK_FILE (f.root, "devices/t1/devices.deny", "c 4:1 rw\n");
+
+      /* allow-by-default now: the create way, deny all first */
+      put (f.root, "devices/t1/devices.list", "a *:* rwm\n");
+      put (f.root, "devices/t1/devices.allow", "");
+      put (f.root, "devices/t1/devices.deny", "");
+      CHECK (cgroup_update (f.m, res_of (c), &f.err) == 0);
+      err_freep (&f.err);
+      CHECK_FILE (f.root, "devices/t1/devices.deny", "a\na\n");
+    }
+  ocispec_free (&oci_config_type, c);
+  fx_free (&f);
+}
+
+/* the v1 exception-list model behind it */
+static void
+test_v1_device_model (void)
+{
+  cg_dev_rule rules[] = {
+    { false, 'a', -1, -1, CG_DEV_ALL },                /* deny all */
+    { true, 'a', 7, 1, CG_DEV_READ },                  /* c 7:1 r and b 7:1 r */
+    { true, 'c', 7, 1, CG_DEV_WRITE },                 /* merged: c 7:1 rw */
+    { false, 'b', 7, 1, CG_DEV_READ },                 /* b 7:1 gone */
+    { true, 'c', 136, -1, CG_DEV_ALL },                /* c 136:* rwm */
+    { true, 'c', 1, 3, 0 },                            /* no access: ignored */
+  };
+  cg_dev_rule allow_all[] = { { false, 'a', -1, -1, CG_DEV_ALL }, { true, 'a', -1, -1, CG_DEV_ALL } };
+  cg_dev_exc_list l = { 0 };
+
+  CHECK (cg_dev_emulate_v1 (rules, sizeof rules / sizeof rules[0], &l));
+  CHECK (l.n == 3);
+  free (l.v);
+  CHECK (!cg_dev_emulate_v1 (allow_all, 2, &l));
+
+  CHECK (cg_dev_parse_list_v1 ("c 1:3 rwm\nb 8:* r\n", &l) && l.n == 2);
+  free (l.v);
+  CHECK (cg_dev_parse_list_v1 ("", &l) && l.n == 0);
+  free (l.v);
+  CHECK (!cg_dev_parse_list_v1 ("a *:* rwm\n", &l));
+  CHECK (!cg_dev_parse_list_v1 ("c 1:3 rwx\n", &l));
+  CHECK (!cg_dev_parse_list_v1 ("garbage\n", &l));
+}
+
 /* ---- fake v2 tree ---- */
 
 static void
@@ -746,5 +822,5 @@ test_stats_fake (void)
 }
 
 UNIT_MAIN (T (test_paths), T (test_conversions), T (test_v1_resources), T (test_v1_create_remove),
-           T (test_v1_errors), T (test_v1_update), T (test_v2_resources), T (test_v2_errors), T (test_ebpf_logic),
+           T (test_v1_errors), T (test_v1_update), T (test_v1_update_devices), T (test_v1_device_model), T (test_v2_resources), T (test_v2_errors), T (test_ebpf_logic),
            T (test_hybrid_fake), T (test_hybrid_hugetlb_unified), T (test_stats_fake))

@@ -351,7 +351,7 @@ apply_resources (cgroup_manager *m, const oci_resources *res, const oci_device *
         return 0;
       return err_set (err, 0, ".linux.resources.devices: the devices cgroup controller is not mounted");
     }
-  return cg_devices_v1 (m, rules, nrules, err);
+  return update ? cg_devices_v1_update (m, rules, nrules, err) : cg_devices_v1 (m, rules, nrules, err);
 }
 
 static void

@@ -189,3 +189,176 @@ cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocis
     }
   return 0;
 }
+
+/* ---- update without a moment of "deny all" ---- */
+
+/* One entry of the v1 exception list: "c 1:3" and its access bits. */
+typedef struct dev_exc
+{
+  char key[48];
+  unsigned access;
+} dev_exc;
+
+static dev_exc *
+exc_find (dev_exc *v, size_t n, const char *key)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (v[i].key, key) == 0)
+      return &v[i];
+  return NULL;
+}
+
+static dev_exc *
+exc_get (dev_exc **v, size_t *n, const char *key)
+{
+  dev_exc *e = exc_find (*v, *n, key);
+  if (e)
+    return e;
+  *v = realloc (*v, (*n + 1) * sizeof **v);
+  if (*v == NULL)
+    abort ();
+  e = &(*v)[(*n)++];
+  snprintf (e->key, sizeof e->key, "%s", key);
+  e->access = 0;
+  return e;
+}
+
+/* The exception list the kernel keeps after "deny all" and RULES, in a deny-by-default
+   cgroup (an allow adds access to the entry of exactly that type:major:minor, a deny
+   removes it).  False when the rules end in allow-by-default: no list to compare. */
+bool
+cg_dev_emulate_v1 (const cg_dev_rule *rules, size_t n, cg_dev_exc_list *out)
+{
+  dev_exc *v = NULL;
+  size_t len = 0;
+
+  for (size_t i = 0; i < n; i++)
+    {
+      const cg_dev_rule *r = &rules[i];
+      if (r->access == 0)
+        continue;
+      if (r->type == 'a' && r->major < 0 && r->minor < 0)
+        {
+          len = 0;
+          if (r->allow)
+            {
+              free (v);
+              return false;
+            }
+          continue;
+        }
+      for (const char *t = r->type == 'a' ? "cb" : (r->type == 'c' ? "c" : "b"); *t; t++)
+        {
+          char buf[96], key[48];
+          cg_dev_rule_v1 (r, *t, buf, sizeof buf);
+          snprintf (key, sizeof key, "%.*s", (int) (strrchr (buf, ' ') - buf), buf);
+          if (r->allow)
+            exc_get (&v, &len, key)->access |= r->access;
+          else
+            {
+              dev_exc *e = exc_find (v, len, key);
+              if (e)
+                e->access &= ~r->access;
+            }
+        }
+    }
+  out->v = v;
+  out->n = len;
+  return true;
+}
+
+/* devices.list of a deny-by-default cgroup ("c 1:3 rwm" lines).  False for an
+   allow-by-default one ("a *:* rwm") or a line we do not understand. */
+bool
+cg_dev_parse_list_v1 (const char *text, cg_dev_exc_list *out)
+{
+  dev_exc *v = NULL;
+  size_t len = 0;
+  cleanup_free char *copy = xstrdup (text ? text : "");
+  char *save = NULL;
+
+  for (char *line = strtok_r (copy, "\n", &save); line; line = strtok_r (NULL, "\n", &save))
+    {
+      char *sp = strrchr (line, ' ');
+      unsigned acc;
+      if (line[0] == 'a' || sp == NULL || (line[0] != 'c' && line[0] != 'b') || (size_t) (sp - line) >= 48
+          || cg_parse_access (sp + 1, &acc) < 0)
+        {
+          free (v);
+          return false;
+        }
+      *sp = '\0';
+      exc_get (&v, &len, line)->access |= acc;
+    }
+  out->v = v;
+  out->n = len;
+  return true;
+}
+
+static void
+acc_str (unsigned a, char *buf)
+{
+  size_t k = 0;
+  if (a & CG_DEV_READ)
+    buf[k++] = 'r';
+  if (a & CG_DEV_WRITE)
+    buf[k++] = 'w';
+  if (a & CG_DEV_MKNOD)
+    buf[k++] = 'm';
+  buf[k] = '\0';
+}
+
+/* An update of a running container's device rules.  Rewriting them the create way
+   (deny all, then each rule) would deny, for a moment, devices that stay allowed: a
+   process of the container opening /dev/null then fails.  When the cgroup and the new
+   rules are both deny-by-default, only the difference is written: access that is
+   added first (devices.allow), then access that goes (devices.deny).  Otherwise (a
+   switch of the default, a list we cannot read) the create way. */
+int
+cg_devices_v1_update (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err)
+{
+  const cg_hier *h = cg_find (m, "devices");
+  cleanup_free char *list = NULL;
+  cg_dev_exc_list cur = { 0 }, tgt = { 0 };
+  cleanup_close int allow = -1;
+  cleanup_close int deny = -1;
+  ocisbx_err *ignored = NULL;
+  int ret = 0;
+
+  if (h == NULL || cg_read_h (h, "devices.list", &list, &ignored) < 0)
+    {
+      err_free (ignored);
+      return cg_devices_v1 (m, rules, n, err);
+    }
+  if (!cg_dev_parse_list_v1 (list, &cur) || !cg_dev_emulate_v1 (rules, n, &tgt))
+    {
+      free (cur.v);
+      free (tgt.v);
+      return cg_devices_v1 (m, rules, n, err);
+    }
+  for (size_t i = 0; ret == 0 && i < tgt.n; i++)
+    {
+      dev_exc *c = exc_find (cur.v, cur.n, tgt.v[i].key);
+      unsigned add = tgt.v[i].access & ~(c ? c->access : 0);
+      char acc[4], line[64];
+      if (add == 0)
+        continue;
+      acc_str (add, acc);
+      snprintf (line, sizeof line, "%s %s", tgt.v[i].key, acc);
+      ret = dev_write (m, h, "devices.allow", &allow, line, err);
+    }
+  for (size_t i = 0; ret == 0 && i < cur.n; i++)
+    {
+      dev_exc *t = exc_find (tgt.v, tgt.n, cur.v[i].key);
+      unsigned rm = cur.v[i].access & ~(t ? t->access : 0);
+      char acc[4], line[64];
+      if (rm == 0)
+        continue;
+      acc_str (rm, acc);
+      snprintf (line, sizeof line, "%s %s", cur.v[i].key, acc);
+      ret = dev_write (m, h, "devices.deny", &deny, line, err);
+    }
+  free (cur.v);
+  free (tgt.v);
+  return ret;
+}

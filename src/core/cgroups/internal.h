@@ -176,6 +176,17 @@ typedef struct cg_dev_rule
 int cg_dev_rules (const oci_resources *r, const oci_device *devs, size_t ndevs, bool defaults,
                   cg_dev_rule **out, size_t *n, ocisbx_err **err);
 int cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err);
+/* On update: only the difference to devices.list, never a moment of deny-all (when
+   both are deny-by-default; else as cg_devices_v1). */
+int cg_devices_v1_update (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err);
+/* The v1 exception list (pure logic, unit-tested): entries "c 1:3" + access bits. */
+typedef struct cg_dev_exc_list
+{
+  struct dev_exc *v;
+  size_t n;
+} cg_dev_exc_list;
+bool cg_dev_emulate_v1 (const cg_dev_rule *rules, size_t n, cg_dev_exc_list *out);
+bool cg_dev_parse_list_v1 (const char *text, cg_dev_exc_list *out);
 
 /* ebpf_devices.c */
 struct bpf_insn;
