@@ -481,3 +481,24 @@ mounts_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
       return err_wrap (err, "mounts[%zu]", i);
   return 0;
 }
+
+int
+mount_tree_with_attrs (const oci_config *cfg, int srcfd, int dst, bool set_attrs, uint64_t attr_set,
+                       uint64_t attr_clr)
+{
+  const char *prop = cfg->linux_ ? cfg->linux_->rootfs_propagation : NULL;
+  cleanup_close int tree = -1;
+  ocisbx_err *ignored = NULL;
+
+  if (prop && (mount_propagation_flags (prop) & MS_SHARED))
+    return -1;
+  tree = sys_open_tree (srcfd, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+  if (tree < 0)
+    return -1;
+  if (set_attrs && mount_setattr_fd (tree, attr_set, attr_clr, false, "", &ignored) < 0)
+    {
+      err_free (ignored);
+      return -1;
+    }
+  return sys_move_mount (tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+}

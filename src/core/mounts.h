@@ -76,6 +76,14 @@ void mount_attrs_of (unsigned long set, unsigned long cleared, bool atime_set, u
 /* MS_RDONLY... -> MOUNT_ATTR_RDONLY... (per-mount flags only, atime aside). */
 uint64_t mount_ms_to_attr (unsigned long ms);
 /* mount_setattr on FD (with AT_RECURSIVE when RECURSIVE). */
+/* A bind in one go: a detached copy of SRCFD's tree (open_tree), its top mount given
+   ATTR_SET/ATTR_CLR when SET_ATTRS (mount_setattr, as a remount would), attached on
+   DST.  Not with a shared rootfsPropagation: there the bind's copies in the peers keep
+   their flags, and only a remount of our mount changes them.  -1 when not possible
+   here (old kernel, ...): nothing is attached then, and the caller binds and
+   remounts, which reports the errors. */
+int mount_tree_with_attrs (const oci_config *cfg, int srcfd, int dst, bool set_attrs, uint64_t attr_set,
+                           uint64_t attr_clr);
 int mount_setattr_fd (int fd, uint64_t set, uint64_t clr, bool recursive, const char *what,
                       ocisbx_err **err);
 /* The MS_* propagation flag(s) of a name ("rprivate" -> MS_PRIVATE|MS_REC), 0 if unknown. */

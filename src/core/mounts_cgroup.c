@@ -95,35 +95,15 @@ wants_remount (const mount_opts *o)
                                     | MS_RELATIME | MS_STRICTATIME | MS_NODIRATIME);
 }
 
-/* The bind and its flags in one go: a detached copy of SRCFD's tree (open_tree), its
-   top mount given the flags (mount_setattr, as the remount would), attached on DST.
-   Not with a shared rootfs: there the bind's copies in the peers stay as they came,
-   and only the remount of our mount changes flags.  -1 when not possible here (old
-   kernel, ...): nothing is attached then, the caller binds and remounts. */
+/* The bind and its flags in one go (mount_tree_with_attrs); -1: bind and remount. */
 static int
 bind_with_flags (const rootfs_ctx *ctx, int srcfd, int dst, const mount_opts *o)
 {
-  const char *prop = ctx->cfg->linux_ ? ctx->cfg->linux_->rootfs_propagation : NULL;
-  cleanup_close int tree = -1;
-  uint64_t aset, aclr;
-  ocisbx_err *ignored = NULL;
+  uint64_t aset = 0, aclr = 0;
 
-  if (prop && (mount_propagation_flags (prop) & MS_SHARED))
-    return -1;
-  tree = sys_open_tree (srcfd, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-  if (tree < 0)
-    return -1;
   if (wants_remount (o))
-    {
-      mount_attrs_of (o->flags & ~(MS_BIND | MS_REC | MS_REMOUNT), o->cleared, o->atime_set, &aset,
-                      &aclr);
-      if (mount_setattr_fd (tree, aset, aclr, false, "", &ignored) < 0)
-        {
-          err_free (ignored);
-          return -1;
-        }
-    }
-  return sys_move_mount (tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+    mount_attrs_of (o->flags & ~(MS_BIND | MS_REC | MS_REMOUNT), o->cleared, o->atime_set, &aset, &aclr);
+  return mount_tree_with_attrs (ctx->cfg, srcfd, dst, wants_remount (o), aset, aclr);
 }
 
 /* What the entry NAME of /sys/fs/cgroup (DIRFD) is: 1 for a cgroup hierarchy, with

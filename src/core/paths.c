@@ -129,21 +129,7 @@ paths_mask (const oci_config *cfg, int rootfd, ocisbx_err **err)
 static int
 bind_readonly (const oci_config *cfg, int fd)
 {
-  const char *prop = cfg->linux_->rootfs_propagation;
-  cleanup_close int tree = -1;
-  ocisbx_err *ignored = NULL;
-
-  if (prop && (mount_propagation_flags (prop) & MS_SHARED))
-    return -1;
-  tree = sys_open_tree (fd, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-  if (tree < 0)
-    return -1;
-  if (mount_setattr_fd (tree, MOUNT_ATTR_RDONLY, 0, false, "", &ignored) < 0)
-    {
-      err_free (ignored);
-      return -1;
-    }
-  return sys_move_mount (tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+  return mount_tree_with_attrs (cfg, fd, fd, true, MOUNT_ATTR_RDONLY, 0);
 }
 
 int

@@ -308,6 +308,26 @@ acc_str (unsigned a, char *buf)
   buf[k] = '\0';
 }
 
+/* For each entry of FROM, the access that THAN lacks, written to FILE ("c 1:3 rw"). */
+static int
+write_missing (const cgroup_manager *m, const cg_hier *h, const char *file, int *fd, const cg_dev_exc_list *from,
+               const cg_dev_exc_list *than, ocisbx_err **err)
+{
+  for (size_t i = 0; i < from->n; i++)
+    {
+      dev_exc *o = exc_find (than->v, than->n, from->v[i].key);
+      unsigned missing = from->v[i].access & ~(o ? o->access : 0);
+      char acc[4], line[64];
+      if (missing == 0)
+        continue;
+      acc_str (missing, acc);
+      snprintf (line, sizeof line, "%s %s", from->v[i].key, acc);
+      if (dev_write (m, h, file, fd, line, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
 /* An update of a running container's device rules.  Rewriting them the create way
    (deny all, then each rule) would deny, for a moment, devices that stay allowed: a
    process of the container opening /dev/null then fails.  When the cgroup and the new
@@ -336,28 +356,9 @@ cg_devices_v1_update (const cgroup_manager *m, const cg_dev_rule *rules, size_t 
       free (tgt.v);
       return cg_devices_v1 (m, rules, n, err);
     }
-  for (size_t i = 0; ret == 0 && i < tgt.n; i++)
-    {
-      dev_exc *c = exc_find (cur.v, cur.n, tgt.v[i].key);
-      unsigned add = tgt.v[i].access & ~(c ? c->access : 0);
-      char acc[4], line[64];
-      if (add == 0)
-        continue;
-      acc_str (add, acc);
-      snprintf (line, sizeof line, "%s %s", tgt.v[i].key, acc);
-      ret = dev_write (m, h, "devices.allow", &allow, line, err);
-    }
-  for (size_t i = 0; ret == 0 && i < cur.n; i++)
-    {
-      dev_exc *t = exc_find (tgt.v, tgt.n, cur.v[i].key);
-      unsigned rm = cur.v[i].access & ~(t ? t->access : 0);
-      char acc[4], line[64];
-      if (rm == 0)
-        continue;
-      acc_str (rm, acc);
-      snprintf (line, sizeof line, "%s %s", cur.v[i].key, acc);
-      ret = dev_write (m, h, "devices.deny", &deny, line, err);
-    }
+  ret = write_missing (m, h, "devices.allow", &allow, &tgt, &cur, err);
+  if (ret == 0)
+    ret = write_missing (m, h, "devices.deny", &deny, &cur, &tgt, err);
   free (cur.v);
   free (tgt.v);
   return ret;
