@@ -87,6 +87,23 @@ SCANNER='
 	[ "$(sha256sum <"$RT")" = "$RT_SUM" ]
 }
 
+@test "security: the fallback re-exec keeps run's signal mask" {
+	# The same filter as above: ocisbx re-executes itself while `run` already blocks
+	# the signals it forwards; the container's process must not inherit that mask.
+	# (Read from the host: a shell in the container would clear its own mask.)
+	config_set linux.seccomp '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["execveat"],"action":"SCMP_ACT_ERRNO","errnoRet":38}]}'
+	set_args sleep 30
+	run_container "$CID" </dev/null >/dev/null 2>&1 &
+	rt=$!
+	wait_for_status "$CID" running
+	pid=$(runtime state "$CID" | json_field pid)
+	grep -E '^Sig(Blk|Ign)' "/proc/$pid/status"
+	blk=$(awk '/^SigBlk:/ {print $2}' "/proc/$pid/status")
+	kill "$pid"
+	wait "$rt" || true
+	[ "$blk" = 0000000000000000 ]
+}
+
 @test "security: a container cannot overwrite the runtime through /proc/PID/exe" {
 	private_runtime
 	# The CVE-2019-5736 flow, deterministic: A waits in `created`, its pid 1 still

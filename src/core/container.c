@@ -271,7 +271,8 @@ prepare_seccomp (create_ctx *c, ocisbx_err **err)
 static int
 choose_exec_protection (create_ctx *c, ocisbx_err **err)
 {
-  return dmz_prepare (&c->proc, c->seccomp, NULL, err);
+  /* a re-executed `run` must start with its caller's mask, not the one we blocked */
+  return dmz_prepare (&c->proc, c->seccomp, c->caller_mask, err);
 }
 
 static int

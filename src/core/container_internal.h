@@ -51,6 +51,7 @@ typedef struct create_ctx
   bool child_hooks;   /* createContainer or startContainer hooks exist */
   bool parent_hooks;  /* prestart or createRuntime hooks exist */
   bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
+  const sigset_t *caller_mask; /* `run` in the foreground: the mask before ours (NULL: unchanged) */
 
   /* the init */
   pid_t pid;

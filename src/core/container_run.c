@@ -87,7 +87,10 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
   if (r == 0)
     {
       if (foreground)
-        c.proc.sigmask = old; /* the container process gets the caller's mask */
+        {
+          c.proc.sigmask = old; /* the container process gets the caller's mask */
+          c.caller_mask = &old;
+        }
       r = create_run_pipeline (&c, err);
     }
   if (r == 0)
