@@ -150,18 +150,23 @@ print(v if isinstance(v, str) else json.dumps(v))' "$@"
 container_status() { runtime state "$1" | json_field status; }
 container_pid() { runtime state "$1" | json_field pid; }
 
-# wait_for_status ID STATUS [TIMEOUT_SECONDS=5]
-wait_for_status() {
-	local id=$1 want=$2 tries=$((${3:-5} * 10)) st=
+# wait_for_output WANT SECONDS WHAT CMD...: until CMD prints WANT, polled every 0.1 s;
+# after SECONDS says "WHAT 'LAST', wanted 'WANT'" on stderr and fails.
+wait_for_output() {
+	local want=$1 tries=$(($2 * 10)) what=$3 got=
+	shift 3
 	while [ "$tries" -gt 0 ]; do
-		st=$(container_status "$id" 2>/dev/null) || st=
-		[ "$st" = "$want" ] && return 0
+		got=$("$@" 2>/dev/null) || got=
+		[ "$got" = "$want" ] && return 0
 		sleep 0.1
 		tries=$((tries - 1))
 	done
-	echo "container $id: status '$st', wanted '$want'" >&2
+	echo "$what '$got', wanted '$want'" >&2
 	return 1
 }
+
+# wait_for_status ID STATUS [TIMEOUT_SECONDS=5]
+wait_for_status() { wait_for_output "$2" "${3:-5}" "container $1: status" container_status "$1"; }
 
 # wait_for_file FILE [TIMEOUT_SECONDS=5]: until FILE exists and is not empty.
 wait_for_file() {

@@ -61,17 +61,7 @@ pm_state() { pm inspect --format '{{.State.Status}}' "$1"; }
 pm_pid() { pm inspect --format '{{.State.Pid}}' "$1"; }
 
 # pm_wait_state NAME STATE [SECONDS=10]
-pm_wait_state() {
-	local name=$1 want=$2 tries=$((${3:-10} * 10)) st=
-	while [ "$tries" -gt 0 ]; do
-		st=$(pm_state "$name" 2>/dev/null) || st=
-		[ "$st" = "$want" ] && return 0
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	echo "container $name: state '$st', wanted '$want'" >&2
-	return 1
-}
+pm_wait_state() { wait_for_output "$2" "${3:-10}" "container $1: state" pm_state "$1"; }
 
 # pm_wait_log NAME TEXT [SECONDS=10]: until `podman logs NAME` contains TEXT.
 pm_wait_log() {
