@@ -129,3 +129,17 @@ create_fails() {
 		assert any(l["level"] == "error" and "/nonexistent" in l["msg"] for l in lines), lines
 	EOF
 }
+
+@test "errors: an idmapped bind with a missing source in a user namespace names it, nothing left" {
+	requires_ocisbx "runc 1.1 has no idmapped mounts"
+	config_add linux.namespaces '{"type":"user"}'
+	config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	config_add mounts '{"destination":"/idm","type":"bind","source":"/no/such/dir","options":["bind","idmap"]}'
+	run runtime run -b "$BUNDLE" "$CID" </dev/null
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"/no/such/dir"* ]]
+	[ ! -e "$ROOT/$CID" ]
+	! ls -d /sys/fs/cgroup/*/ocisbx/"$CID" 2>/dev/null
+}
