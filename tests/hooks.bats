@@ -17,6 +17,11 @@ setup() {
 		log=${HOOK_LOG:-/mnt/log}
 		# a slow startContainer hook: poststart must still come after it (and the exec)
 		[ "$1" != startContainer ] || sleep 0.5
+		# what the container's init runs when poststart comes: the process, not the runtime
+		if [ "$1" = poststart ]; then
+			pid=$(echo "$state" | sed -n 's/.*"pid": *\([0-9]*\).*/\1/p')
+			echo "init-comm $(cat "/proc/$pid/comm")" >>"$log"
+		fi
 		echo "$1 $HOOK_ENV $state" >>"$log"
 		[ "$1" != fail ] || exit 7
 		[ "$1" != slow ] || sleep 30
@@ -56,15 +61,34 @@ phases() { awk '{print $1}' "$SHARED/log" | tr '\n' ' '; }
 	for _ in $(seq 50); do [[ "$(phases)" == *startContainer* ]] && break; sleep 0.1; done
 	for _ in $(seq 50); do [[ "$(phases)" == *poststart* ]] && break; sleep 0.1; done
 	echo "after start: $(phases)"
-	if is_ocisbx; then [[ "$(phases)" == *"createContainer startContainer poststart "* ]]; fi
+	if is_ocisbx; then
+		[[ "$(phases)" == *"createContainer startContainer init-comm poststart "* ]]
+		grep -qx 'init-comm sleep' "$SHARED/log" # the process was executed before poststart
+	fi
 	runtime kill "$CID" KILL
 	wait_for_status "$CID" stopped
 	runtime delete "$CID"
 	[[ "$(phases)" == *" poststop " ]]
-	if is_ocisbx; then [[ "$(phases)" == *"startContainer poststart poststop " ]]; fi
+	if is_ocisbx; then [[ "$(phases)" == *"startContainer init-comm poststart poststop " ]]; fi
 	for p in prestart createRuntime createContainer startContainer poststart poststop; do
 		grep -q "^$p env-$p " "$SHARED/log"
 	done
+}
+
+@test "hooks: run: startContainer, then the exec, then poststart; poststop when run ends" {
+	requires_ocisbx "runc 1.1 runs poststart hooks before the process is executed"
+	h=$TESTDIR/hook.sh
+	inner='{"path":"/hook.sh","args":["hook.sh","startContainer"],"env":["HOOK_ENV=env-startContainer"]}'
+	config_set hooks "{\"startContainer\":[$inner],\"poststart\":[$(hook "$h" poststart)],
+		\"poststop\":[$(hook "$h" poststop)]}"
+	set_args sh -c 'while ! grep -q "^poststart " /mnt/log; do sleep 0.1; done; exec sleep 0.5'
+	run run_container "$CID" </dev/null
+	[ "$status" -eq 0 ]
+	echo "phases: $(phases)"
+	[ "$(phases)" = "startContainer init-comm poststart poststop " ]
+	# the slow startContainer hook (0.5 s) ran, and the process was executed, before poststart
+	grep -qx 'init-comm sh' "$SHARED/log"
+	assert_nothing_left
 }
 
 @test "hooks: the state JSON on stdin names the container, its bundle and pid" {

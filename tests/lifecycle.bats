@@ -227,6 +227,21 @@ create_running() {
 	[ "$rc" -eq 137 ]
 }
 
+@test "run: a container deleted meanwhile (delete --force) ends run quietly with 137" {
+	set_args sleep 100
+	run_container "$CID" --pid-file "$TESTDIR/pidfile" </dev/null >/dev/null 2>"$TESTDIR/err" 3>&- &
+	runpid=$!
+	wait_for_file "$TESTDIR/pidfile"
+	wait_for_status "$CID" running
+	runtime delete --force "$CID"
+	rc=0
+	wait "$runpid" || rc=$?
+	cat "$TESTDIR/err"
+	[ "$rc" -eq 137 ]
+	[ ! -s "$TESTDIR/err" ]
+	[ -z "$(state_entries)" ]
+}
+
 @test "run: deletes the container afterwards, unless --keep" {
 	set_args true
 	run run_container "$CID"

@@ -230,6 +230,8 @@ claim_id (create_ctx *c, ocisbx_err **err)
   c->dirfd = openat (c->rootfd, c->o->id, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   if (c->dirfd < 0)
     return err_set (err, errno, "open the state dir");
+  if (c->start_now)
+    return 0;
   /* Writable by all: the init opens it after switching to process.user (as runc). */
   if (mkfifoat (c->dirfd, STATE_FIFO, 0622) < 0 || fchmodat (c->dirfd, STATE_FIFO, 0622, 0) < 0)
     return err_set (err, errno, "create the exec fifo");
@@ -491,12 +493,13 @@ write_pid_file (create_ctx *c, ocisbx_err **err)
   return foreground_write_pid_file (c->o->pid_file, c->pid, err);
 }
 
-static int
-write_state (create_ctx *c, ocisbx_err **err)
+void
+create_ctx_state (const create_ctx *c, container_state *st, char **cg)
 {
   const oci_hooks *h = c->cfg->hooks;
-  cleanup_free char *cg = cgroup_serialize (c->cgroup);
-  container_state st = {
+
+  *cg = cgroup_serialize (c->cgroup);
+  *st = (container_state){
     .oci_version = c->cfg->oci_version,
     .id = (char *) c->o->id,
     .pid = c->pid,
@@ -506,7 +509,7 @@ write_state (create_ctx *c, ocisbx_err **err)
     .rootfs = c->rootfs,
     .created = c->created,
     .owner = geteuid (),
-    .cgroup = cg,
+    .cgroup = *cg,
     .systemd_cgroup = c->o->systemd_cgroup,
     .rootless = c->o->rootless,
     .userns = c->userns,
@@ -514,11 +517,20 @@ write_state (create_ctx *c, ocisbx_err **err)
   };
   if (h)
     {
-      st.poststart = h->poststart;
-      st.poststart_len = h->poststart_len;
-      st.poststop = h->poststop;
-      st.poststop_len = h->poststop_len;
+      st->poststart = h->poststart;
+      st->poststart_len = h->poststart_len;
+      st->poststop = h->poststop;
+      st->poststop_len = h->poststop_len;
     }
+}
+
+static int
+write_state (create_ctx *c, ocisbx_err **err)
+{
+  cleanup_free char *cg = NULL;
+  container_state st;
+
+  create_ctx_state (c, &st, &cg);
   return state_write (c->lockfd, &st, err);
 }
 

@@ -272,16 +272,20 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
   const oci_hooks *h = c->cfg->hooks;
   int fifo;
 
-  /* Blocks until `start` opens the other end. */
-  do
-    fifo = openat (c->dirfd, STATE_FIFO, O_WRONLY | O_CLOEXEC);
-  while (fifo < 0 && errno == EINTR);
-  if (fifo < 0)
-    return err_set (err, errno, "open the exec fifo");
-  if (write_all (fifo, "0", 1) < 0)
-    return err_set (err, errno, "write the exec fifo");
-  /* The fifo stays open (CLOEXEC) until execve: `start` reads its EOF to know that the
-     startContainer hooks ran and the process was executed, before poststart hooks. */
+  /* Blocks until `start` opens the other end; `run` starts us itself (start_now).  The
+     fifo, or for `run` the sync channel, stays open (CLOEXEC) until execve: the parent
+     reads its end of file to know that the startContainer hooks ran and the process
+     was executed, before poststart hooks. */
+  if (!c->start_now)
+    {
+      do
+        fifo = openat (c->dirfd, STATE_FIFO, O_WRONLY | O_CLOEXEC);
+      while (fifo < 0 && errno == EINTR);
+      if (fifo < 0)
+        return err_set (err, errno, "open the exec fifo");
+      if (write_all (fifo, "0", 1) < 0)
+        return err_set (err, errno, "write the exec fifo");
+    }
   close (c->dirfd);
   c->dirfd = -1;
   if (h && hooks_run (h->start_container, h->start_container_len, s->state_created, "startContainer", err) < 0)
@@ -319,7 +323,8 @@ container_init (create_ctx *c)
       s.ready = true;
       if (s.master >= 0)
         close (s.master);
-      close (s.sock);
+      if (!c->start_now)
+        close (s.sock);
       init_start (&s, exe, &err);
     }
   if (!s.ready)

@@ -52,6 +52,9 @@ typedef struct create_ctx
   bool parent_hooks;  /* prestart or createRuntime hooks exist */
   bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
   const sigset_t *caller_mask; /* `run` in the foreground: the mask before ours (NULL: unchanged) */
+  bool start_now;     /* `run`: no exec fifo, the init executes the process once it is
+                         ready (nobody else starts it); it holds its end of the sync
+                         channel until then */
 
   /* the init */
   pid_t pid;
@@ -70,6 +73,9 @@ int create_run_pipeline (create_ctx *c, ocisbx_err **err);
 void create_ctx_cleanup (create_ctx *c, bool failed);
 /* The spec state document for hooks, with STATUS. */
 char *create_state_json (const create_ctx *c, const char *status);
+/* The state record of this create, as written to state.json: its strings are C's, but
+   *CG (the serialized cgroups) is the caller's to free. */
+void create_ctx_state (const create_ctx *c, container_state *st, char **cg);
 
 /* container_init.c: the child, never returns. */
 _Noreturn void container_init (create_ctx *c);

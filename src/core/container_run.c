@@ -9,36 +9,72 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "foreground.h"
+#include "hooks.h"
 #include "log.h"
 #include "terminal.h"
 #include "utils.h"
 
+/* PID: the init's, which we reaped (c->pid is 0 by then). */
 static int
-delete_after_run (create_ctx *c, ocisbx_err **err)
+delete_after_run (create_ctx *c, pid_t pid, ocisbx_err **err)
 {
   cleanup_close int dirfd = state_dir_open (c->rootfd, c->o->id, LOCK_EX, err);
-  container_state *st = NULL;
-  int r;
+  cleanup_free char *cg = NULL;
+  container_state st;
+  struct stat ours, now;
 
-  if (dirfd < 0 || state_read (dirfd, c->o->id, &st, err) < 0)
+  /* Deleted meanwhile (delete --force, as an engine's clean-up does), and maybe the id
+     taken again: nothing of ours is left to delete (runc is quiet too). */
+  if (dirfd < 0 && (*err)->errnum == ENOENT)
+    {
+      err_freep (err);
+      return 0;
+    }
+  if (dirfd < 0)
     return -1;
-  r = container_delete_at (c->rootfd, dirfd, c->o->id, st, true, err);
-  container_state_free (st);
-  return r;
+  if (fstat (c->dirfd, &ours) < 0 || fstat (dirfd, &now) < 0 || ours.st_ino != now.st_ino
+      || ours.st_dev != now.st_dev)
+    return 0;
+  create_ctx_state (c, &st, &cg); /* what state.json holds: nothing rewrites it */
+  st.pid = pid;
+  return container_delete_at (c->rootfd, dirfd, c->o->id, &st, true, err);
 }
 
-/* The created container: start it, wait for it (unless detached). */
+/* The init runs the process as soon as it is ready (start_now): no exec fifo to open.
+   Poststart hooks wait until it has executed the process, when its end of the sync
+   channel closes. */
+static void
+run_poststart (create_ctx *c)
+{
+  const oci_hooks *h = c->cfg->hooks;
+  cleanup_free char *doc = NULL;
+  cleanup_err ocisbx_err *err = NULL;
+  char b;
+  ssize_t n;
+
+  if (h == NULL || h->poststart_len == 0)
+    return;
+  do
+    n = recv (c->sync_parent, &b, 1, 0);
+  while (n > 0 || (n < 0 && errno == EINTR));
+  doc = create_state_json (c, "running");
+  if (hooks_run (h->poststart, h->poststart_len, doc, "poststart", &err) < 0)
+    log_warning ("%s", err->msg);
+}
+
+/* The created container, running: wait for it (unless detached). */
 static int
 start_and_wait (create_ctx *c, const sigset_t *set, int *exit_code, ocisbx_err **err)
 {
-  cleanup_state container_state *st = NULL;
   terminal_relay relay;
-  int r;
+  int r = 0;
 
   if (c->master >= 0)
     {
@@ -46,20 +82,14 @@ start_and_wait (create_ctx *c, const sigset_t *set, int *exit_code, ocisbx_err *
       if (terminal_relay_start (&relay, err) < 0)
         return -1;
     }
-  r = state_read (c->dirfd, c->o->id, &st, err);
-  if (r == 0)
-    r = container_start_at (c->dirfd, st, err);
-  if (r == 0)
+  run_poststart (c);
+  if (c->o->detach)
+    *exit_code = 0;
+  else
     {
-      container_poststart (st);
-      if (c->o->detach)
-        *exit_code = 0;
-      else
-        {
-          r = foreground_wait (c->pid, c->pidfd, c->master >= 0 ? &relay : NULL, set, err);
-          if (r >= 0)
-            c->pid = 0; /* reaped: nothing to kill any more */
-        }
+      r = foreground_wait (c->pid, c->pidfd, c->master >= 0 ? &relay : NULL, set, err);
+      if (r >= 0)
+        c->pid = 0; /* reaped: nothing to kill any more */
     }
   if (c->master >= 0)
     terminal_relay_finish (&relay);
@@ -75,6 +105,7 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
   create_ctx c;
   sigset_t set, old;
   bool foreground = !o->detach;
+  pid_t pid;
   int r;
 
   *exit_code = 1;
@@ -91,6 +122,7 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
           c.proc.sigmask = old; /* the container process gets the caller's mask */
           c.caller_mask = &old;
         }
+      c.start_now = true;
       r = create_run_pipeline (&c, err);
     }
   if (r == 0)
@@ -98,9 +130,10 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
       /* Other commands may lock the container from now on (a delete --force ...). */
       close (c.lockfd);
       c.lockfd = -1;
+      pid = c.pid;
       r = start_and_wait (&c, &set, exit_code, err);
       if (r == 0 && foreground && !o->keep)
-        r = delete_after_run (&c, err);
+        r = delete_after_run (&c, pid, err);
       else if (r < 0)
         *exit_code = 1;
     }
