@@ -128,9 +128,16 @@ size_t
 ocispec_path_index (ocispec_path *p, size_t i)
 {
   size_t old = p->len;
-  char buf[32];
-  snprintf (buf, sizeof buf, "[%zu]", i);
-  path_append (p, buf);
+  char buf[32], *d = buf + sizeof buf;
+
+  /* by hand: every array element of every document passes here */
+  *--d = '\0';
+  *--d = ']';
+  do
+    *--d = (char) ('0' + i % 10);
+  while ((i /= 10) > 0);
+  *--d = '[';
+  path_append (p, d);
   return old;
 }
 

@@ -199,6 +199,39 @@ mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 	[[ "$output" == *ro-ok* ]]
 }
 
+# cgroup_mount_v1_check: the test below, with the current config.
+cgroup_mount_v1_check() {
+	config_set linux.cgroupsPath "\"/$CID-cgmnt\""
+	ctr "awk '\$5 ~ \"^/sys/fs/cgroup/\" {print \$5, \$4, \$6}' /proc/self/mountinfo
+		mkdir /sys/fs/cgroup/memory/x 2>/dev/null || echo memory-ro"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *memory-ro* ]]
+	dests=" "
+	while read -r dest root opts; do
+		[ "$dest" = memory-ro ] && continue
+		dests="$dests$dest "
+		[ "$root" = "/$CID-cgmnt" ] || { echo "$dest: root $root"; return 1; }
+		for o in ro nosuid nodev noexec; do
+			[[ ",$opts," == *",$o,"* ]] || { echo "$dest: no $o in $opts"; return 1; }
+		done
+	done <<<"$output"
+	# every v1 hierarchy of the host (runc 1.1 leaves out hybrid's cgroup2 "unified")
+	for d in /sys/fs/cgroup/*/; do
+		d=${d%/}
+		[ -L "$d" ] || [ "$(stat -f -c %T "$d")" != cgroupfs ] && continue
+		[[ "$dests" == *" $d "* ]] || { echo "no mount at $d"; return 1; }
+	done
+}
+
+@test "cgroup mount (v1): each hierarchy is the container's own cgroup, ro nosuid nodev noexec" {
+	[ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ] && skip "v1 layout test"
+	cgroup_mount_v1_check
+	# a shared root: the binds are remounted one by one (their peers keep their flags)
+	config_set linux.rootfsPropagation '"shared"'
+	cgroup_mount_v1_check
+}
+
 # --- symlinks in the rootfs must never send a mount (or a mkdir) to the host ---
 
 @test "symlink escape: absolute symlink to a host path" {

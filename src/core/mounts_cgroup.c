@@ -106,20 +106,32 @@ bind_with_flags (const rootfs_ctx *ctx, int srcfd, int dst, const mount_opts *o)
   return mount_tree_with_attrs (ctx->cfg, srcfd, dst, wants_remount (o), aset, aclr);
 }
 
+/* The directory PATH: a detached copy of its tree (open_tree) when the kernel can make
+   one (*IS_TREE), else an O_PATH fd. */
+static int
+open_cgroup_dir (const char *path, bool *is_tree)
+{
+  int fd = sys_open_tree (AT_FDCWD, path, OPEN_TREE_CLONE | O_CLOEXEC | AT_RECURSIVE);
+
+  *is_tree = fd >= 0;
+  return fd >= 0 ? fd : open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+}
+
 /* What the entry NAME of /sys/fs/cgroup (DIRFD) is: 1 for a cgroup hierarchy, with
-   *SRCFD open on the container's cgroup in it and *SRC its path; 0
-   to skip NAME (not a cgroup filesystem, or no cgroup of ours there); -1 on error.
+   *SRCFD open on the container's cgroup in it (a detached copy of it when possible:
+   *IS_TREE) and *SRC its path; 0 to skip NAME (not a cgroup filesystem, or
+   no cgroup of ours there); -1 on error.
    The usual case asks the container's cgroup directory itself (open + fstatfs): it is
    on its hierarchy's filesystem.  Otherwise (it cannot be opened, or the guess of
    cgroup2 for "unified" only was wrong) the hierarchy's root answers, as it did
    before, and the source follows from that answer. */
 static int
-open_hierarchy (const rootfs_ctx *ctx, int dirfd, const char *name, int *srcfd, char **src,
-                ocisbx_err **err)
+open_hierarchy (const rootfs_ctx *ctx, int dirfd, const char *name, int *srcfd, bool *is_tree,
+                char **src, ocisbx_err **err)
 {
   bool v2, guess = strcmp (name, "unified") == 0;
   cleanup_free char *path = cgroup_source (ctx, name, guess);
-  cleanup_close int fd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int fd = open_cgroup_dir (path, is_tree);
   struct statfs sfs;
 
   if (fd < 0 || fstatfs (fd, &sfs) < 0)
@@ -140,7 +152,7 @@ open_hierarchy (const rootfs_ctx *ctx, int dirfd, const char *name, int *srcfd, 
         close (fd);
       free (path);
       path = cgroup_source (ctx, name, v2);
-      fd = open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      fd = open_cgroup_dir (path, is_tree);
       if (fd < 0)
         {
           if (errno == ENOENT)
@@ -154,15 +166,28 @@ open_hierarchy (const rootfs_ctx *ctx, int dirfd, const char *name, int *srcfd, 
   return 1;
 }
 
+/* NAME under the tmpfs: SRCFD's cgroup.  A detached copy (IS_TREE) is attached as it
+   is (mount_v1 gives the whole tree its flags at the end); otherwise a bind with the
+   flags of O. */
 static int
-bind_hierarchy (const rootfs_ctx *ctx, int tmpfs, const char *name, int srcfd, const char *src,
-                const mount_opts *o, ocisbx_err **err)
+bind_hierarchy (const rootfs_ctx *ctx, int tmpfs, const char *name, int srcfd, bool is_tree,
+                const char *src, const mount_opts *o, ocisbx_err **err)
 {
   cleanup_close int dst = -1;
   cleanup_close int top = -1;
+  cleanup_close int plain = -1;
 
   if (mkdirat (tmpfs, name, 0755) < 0 && errno != EEXIST)
     return err_set (err, errno, "mkdir cgroup `%s`", name);
+  if (is_tree)
+    {
+      if (sys_move_mount (srcfd, "", tmpfs, name, MOVE_MOUNT_F_EMPTY_PATH) == 0)
+        return 0;
+      /* a bind needs the directory itself, not a detached copy */
+      srcfd = plain = open (src, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (srcfd < 0)
+        return err_set (err, errno, "open `%s`", src);
+    }
   dst = openat (tmpfs, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
   if (dst < 0)
     return err_set (err, errno, "open cgroup `%s`", name);
@@ -174,6 +199,50 @@ bind_hierarchy (const rootfs_ctx *ctx, int tmpfs, const char *name, int srcfd, c
   if (top < 0)
     return err_set (err, errno, "open cgroup `%s`", name);
   return remount_if (top, o, src, err);
+}
+
+/* The flags of O on the tmpfs TOP and every bind in it: one recursive mount_setattr,
+   or (old kernel, a shared rootfsPropagation whose peers would keep their flags) a
+   remount of each. */
+static int
+remount_tree (const rootfs_ctx *ctx, int top, const mount_opts *o, const char *what, ocisbx_err **err)
+{
+  const char *prop = ctx->cfg->linux_ ? ctx->cfg->linux_->rootfs_propagation : NULL;
+  cleanup_dir DIR *dir = NULL;
+  struct dirent *de;
+  uint64_t aset, aclr;
+
+  if (!wants_remount (o))
+    return 0;
+  mount_attrs_of (o->flags & ~(MS_BIND | MS_REC | MS_REMOUNT), o->cleared, o->atime_set, &aset, &aclr);
+  if (!(prop && (mount_propagation_flags (prop) & MS_SHARED)))
+    {
+      ocisbx_err *ignored = NULL;
+      if (mount_setattr_fd (top, aset, aclr, true, what, &ignored) == 0)
+        return 0;
+      err_free (ignored);
+    }
+  {
+    int fd = openat (top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || (dir = fdopendir (fd)) == NULL)
+      {
+        if (fd >= 0)
+          close (fd);
+        return err_set (err, errno, "open `%s`", what);
+      }
+  }
+  while ((de = readdir (dir)))
+    {
+      cleanup_close int fd = -1;
+      if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+        continue;
+      fd = openat (top, de->d_name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0)
+        return err_set (err, errno, "open cgroup `%s`", de->d_name);
+      if (remount_if (fd, o, de->d_name, err) < 0)
+        return -1;
+    }
+  return remount_if (top, o, what, err);
 }
 
 static int
@@ -215,15 +284,16 @@ mount_v1 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opt
       {
         cleanup_close int srcfd = -1;
         cleanup_free char *src = NULL;
-        int r = open_hierarchy (ctx, dirfd (dir), de->d_name, &srcfd, &src, err);
+        bool is_tree;
+        int r = open_hierarchy (ctx, dirfd (dir), de->d_name, &srcfd, &is_tree, &src, err);
         if (r < 0)
           return -1;
-        if (r > 0 && bind_hierarchy (ctx, top, de->d_name, srcfd, src, o, err) < 0)
+        if (r > 0 && bind_hierarchy (ctx, top, de->d_name, srcfd, is_tree, src, o, err) < 0)
           return -1;
       }
     }
-  /* The tmpfs itself last, so that its directories could be made. */
-  return remount_if (top, o, m->destination, err);
+  /* The tmpfs last, so that its directories could be made. */
+  return remount_tree (ctx, top, o, m->destination, err);
 }
 
 static int
