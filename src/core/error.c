@@ -21,6 +21,9 @@ int
 err_setv (ocisbx_err **err, int errnum, const char *fmt, va_list ap)
 {
   char *msg = NULL;
+  /* Nobody to tell (ERR NULL), or the first failure is kept: no message to format. */
+  if (err == NULL || *err != NULL)
+    return -1;
   if (vasprintf (&msg, fmt, ap) < 0)
     abort ();
   if (errnum != 0)
@@ -30,16 +33,6 @@ err_setv (ocisbx_err **err, int errnum, const char *fmt, va_list ap)
         abort ();
       free (msg);
       msg = full;
-    }
-  if (err == NULL)
-    {
-      free (msg);
-      return -1;
-    }
-  if (*err != NULL) /* keep the first failure; drop the later one */
-    {
-      free (msg);
-      return -1;
     }
   *err = err_new (errnum, msg);
   return -1;

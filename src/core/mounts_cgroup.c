@@ -245,14 +245,53 @@ remount_tree (const rootfs_ctx *ctx, int top, const mount_opts *o, const char *w
   return remount_if (top, o, what, err);
 }
 
+typedef struct v1_walk
+{
+  const rootfs_ctx *ctx;
+  const mount_opts *o;
+  int top;   /* the tmpfs */
+  int hosts; /* the host's /sys/fs/cgroup */
+  ocisbx_err **err;
+} v1_walk;
+
+/* One entry of the host's /sys/fs/cgroup: a symlink (cpu -> cpu,cpuacct) again, a
+   hierarchy bound. */
+static int
+v1_entry (const char *name, unsigned char type, void *arg)
+{
+  v1_walk *w = arg;
+  cleanup_close int srcfd = -1;
+  cleanup_free char *src = NULL;
+  char target[256];
+  bool is_tree;
+  ssize_t n;
+  int r;
+
+  /* d_type spares a readlinkat per hierarchy directory (DT_UNKNOWN: ask). */
+  n = type == DT_DIR ? -1 : readlinkat (w->hosts, name, target, sizeof target);
+  if (n >= (ssize_t) sizeof target)
+    return err_set (w->err, ENAMETOOLONG, "symlink cgroup `%s`", name);
+  if (n >= 0)
+    {
+      target[n] = '\0';
+      if (symlinkat (target, w->top, name) < 0 && errno != EEXIST)
+        return err_set (w->err, errno, "symlink cgroup `%s`", name);
+      return 0;
+    }
+  r = open_hierarchy (w->ctx, w->hosts, name, &srcfd, &is_tree, &src, w->err);
+  if (r <= 0)
+    return r;
+  return bind_hierarchy (w->ctx, w->top, name, srcfd, is_tree, src, w->o, w->err);
+}
+
 static int
 mount_v1 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opts *o, int dstfd,
           ocisbx_err **err)
 {
   char d[PATHRES_FD_PATH_MAX];
   cleanup_close int top = -1;
-  cleanup_dir DIR *dir = NULL;
-  struct dirent *de;
+  cleanup_close int hosts = -1;
+  v1_walk w = { .ctx = ctx, .o = o, .err = err };
   unsigned long flags = (o->flags & ~(MS_RDONLY | MS_BIND | MS_REC | MS_REMOUNT))
                         | MS_NOSUID | MS_NODEV | MS_NOEXEC;
 
@@ -262,36 +301,13 @@ mount_v1 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opt
   if (top < 0)
     return -1;
 
-  dir = opendir (CGROUP_ROOT);
-  if (dir == NULL)
+  hosts = open (CGROUP_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (hosts < 0)
     return err_set (err, errno, "open " CGROUP_ROOT);
-  while ((de = readdir (dir)))
-    {
-      char target[PATH_MAX];
-      ssize_t n;
-
-      if (de->d_name[0] == '.')
-        continue;
-      /* d_type spares a readlinkat per hierarchy directory (DT_UNKNOWN: ask). */
-      n = de->d_type == DT_DIR ? -1 : readlinkat (dirfd (dir), de->d_name, target, sizeof target - 1);
-      if (n >= 0)
-        {
-          target[n] = '\0';
-          if (symlinkat (target, top, de->d_name) < 0 && errno != EEXIST)
-            return err_set (err, errno, "symlink cgroup `%s`", de->d_name);
-          continue;
-        }
-      {
-        cleanup_close int srcfd = -1;
-        cleanup_free char *src = NULL;
-        bool is_tree;
-        int r = open_hierarchy (ctx, dirfd (dir), de->d_name, &srcfd, &is_tree, &src, err);
-        if (r < 0)
-          return -1;
-        if (r > 0 && bind_hierarchy (ctx, top, de->d_name, srcfd, is_tree, src, o, err) < 0)
-          return -1;
-      }
-    }
+  w.top = top;
+  w.hosts = hosts;
+  if (dir_each (hosts, v1_entry, &w) < 0)
+    return *err ? -1 : err_set (err, errno, "read " CGROUP_ROOT);
   /* The tmpfs last, so that its directories could be made. */
   return remount_tree (ctx, top, o, m->destination, err);
 }

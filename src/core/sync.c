@@ -118,10 +118,8 @@ int
 sync_recv (int sock, sync_type want, sync_msg *msg, ocisbx_err **err)
 {
   struct wire w;
-  /* Not zeroed: the payload is NUL-terminated below, and clearing 64 KiB would touch 16
-     pages per message (in the child: charged to the container's memory cgroup). */
-  cleanup_free char *payload = xmalloc (SYNC_MAX_PAYLOAD + 1);
-  struct iovec iov[2] = { { &w, sizeof w }, { payload, SYNC_MAX_PAYLOAD } };
+  cleanup_free char *payload = NULL;
+  struct iovec iov[2] = { { &w, sizeof w }, { NULL, 0 } };
   union
   {
     char buf[CMSG_SPACE (sizeof (int))];
@@ -134,6 +132,20 @@ sync_recv (int sock, sync_type want, sync_msg *msg, ocisbx_err **err)
 
   memset (msg, 0, sizeof *msg);
   msg->fd = -1;
+  /* A buffer of the message's size (a peek tells it): not a 64 KiB one, whose pages the
+     child would touch, each charged to the container's memory cgroup. */
+  do
+    r = recv (sock, &w, sizeof w, MSG_PEEK | MSG_TRUNC);
+  while (r < 0 && errno == EINTR);
+  if (r < 0)
+    return err_set (err, errno, "sync: receive %s", type_name (want));
+  if (r == 0)
+    return err_set (err, EPIPE, "sync: waiting for %s: the other side exited", type_name (want));
+  if ((size_t) r > sizeof w + SYNC_MAX_PAYLOAD)
+    r = (ssize_t) (sizeof w + SYNC_MAX_PAYLOAD);
+  iov[1].iov_len = (size_t) r > sizeof w ? (size_t) r - sizeof w : 0;
+  payload = xmalloc (iov[1].iov_len + 1);
+  iov[1].iov_base = payload;
   do
     r = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
   while (r < 0 && errno == EINTR);

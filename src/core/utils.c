@@ -6,6 +6,7 @@
 #include <linux/close_range.h>
 #include <linux/magic.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -275,37 +276,111 @@ cloexec_fds_from (int from, ocisbx_err **err)
   return fds_range (from, CLOSE_RANGE_CLOEXEC, err);
 }
 
+int
+dir_each (int fd, int (*fn) (const char *name, unsigned char type, void *arg), void *arg)
+{
+  char buf[2048] __attribute__ ((aligned (8)));
+
+  for (;;)
+    {
+      long n = syscall (SYS_getdents64, fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return n < 0 ? -1 : 0;
+      for (long off = 0; off < n;)
+        {
+          struct linux_dirent64
+          {
+            uint64_t ino;
+            int64_t off;
+            unsigned short reclen;
+            unsigned char type;
+            char name[];
+          } *de = (void *) (buf + off);
+          int r;
+          off += de->reclen;
+          if (strcmp (de->name, ".") == 0 || strcmp (de->name, "..") == 0)
+            continue;
+          r = fn (de->name, de->type, arg);
+          if (r < 0)
+            return r;
+        }
+    }
+}
+
+/* FIELD of LINE (NUL-terminated, no newline) when its uid is UID: 1 with *OUT set
+   (NULL for an empty field), 0 for another line. */
+static int
+passwd_line (char *line, uid_t uid, int field, char **out)
+{
+  char *fields[7];
+  char *p = line, *end;
+  int n = 0;
+  unsigned long id;
+
+  while (n < 7 && p)
+    {
+      fields[n++] = p;
+      p = strchr (p, ':');
+      if (p)
+        *p++ = '\0';
+    }
+  if (n <= field || n < 3 || fields[2][0] == '\0')
+    return 0;
+  errno = 0;
+  id = strtoul (fields[2], &end, 10);
+  if (errno || *end || id != (unsigned long) uid)
+    return 0;
+  *out = fields[field][0] ? xstrdup (fields[field]) : NULL;
+  return 1;
+}
+
 char *
 passwd_field (const char *file, uid_t uid, int field)
 {
-  cleanup_fclose FILE *f = fopen (file, "re");
-  cleanup_free char *line = NULL;
-  size_t cap = 0;
+  /* Read through a stack buffer, not stdio: the container init reads its /etc/passwd,
+     and every heap page it touches is charged to the container's memory cgroup.  A
+     line longer than the buffer is skipped. */
+  cleanup_close int fd = open (file, O_RDONLY | O_CLOEXEC);
+  char buf[4096], *out = NULL;
+  size_t have = 0;
+  bool skipping = false;
 
-  if (field < 0 || field > 6)
+  if (fd < 0 || field < 0 || field > 6)
     return NULL;
-  while (f && getline (&line, &cap, f) > 0)
+  for (;;)
     {
-      char *fields[7];
-      char *p = line, *end;
-      int n = 0;
-      unsigned long id;
-
-      line[strcspn (line, "\n")] = '\0';
-      while (n < 7 && p)
+      ssize_t n = read (fd, buf + have, sizeof buf - 1 - have);
+      char *line = buf, *nl;
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
         {
-          fields[n++] = p;
-          p = strchr (p, ':');
-          if (p)
-            *p++ = '\0';
+          if (n == 0 && have > 0 && !skipping)
+            {
+              buf[have] = '\0'; /* a last line without a newline */
+              if (passwd_line (buf, uid, field, &out))
+                return out;
+            }
+          return NULL;
         }
-      if (n <= field || n < 3 || fields[2][0] == '\0')
-        continue;
-      errno = 0;
-      id = strtoul (fields[2], &end, 10);
-      if (errno || *end || id != (unsigned long) uid)
-        continue;
-      return fields[field][0] ? xstrdup (fields[field]) : NULL;
+      have += (size_t) n;
+      buf[have] = '\0';
+      while ((nl = memchr (line, '\n', have - (size_t) (line - buf))) != NULL)
+        {
+          *nl = '\0';
+          if (!skipping && passwd_line (line, uid, field, &out))
+            return out;
+          skipping = false;
+          line = nl + 1;
+        }
+      have -= (size_t) (line - buf);
+      memmove (buf, line, have);
+      if (have == sizeof buf - 1)
+        {
+          skipping = true; /* too long: drop it up to its newline */
+          have = 0;
+        }
     }
-  return NULL;
 }

@@ -69,6 +69,12 @@ int write_proc_file (const char *path, const char *data, size_t len, ocisbx_err 
 int close_fds_from (int from, ocisbx_err **err);
 int cloexec_fds_from (int from, ocisbx_err **err);
 
+/* FN (NAME, D_TYPE, ARG) for each entry of the directory FD (open for reading) but
+   "." and "..", read with getdents64 into a stack buffer: no heap, for the container
+   init, whose every new heap page is charged to the container's memory cgroup.  A
+   negative return of FN stops the walk and is returned; -1 with errno if reading fails. */
+int dir_each (int fd, int (*fn) (const char *name, unsigned char type, void *arg), void *arg);
+
 /* Field FIELD (0 name ... 5 home, 6 shell) of UID's first entry in the passwd-format
    FILE, malloc'd; NULL when there is none or it is empty.  Files only, no NSS: the
    binary may be linked statically, and in a container only the file is meaningful. */

@@ -138,6 +138,53 @@ touch (const char *path, mode_t mode)
 }
 
 static void
+write_text (const char *path, const char *text)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0)
+    {
+      CHECK (write (fd, text, strlen (text)) == (ssize_t) strlen (text));
+      close (fd);
+    }
+}
+
+/* passwd_field reads in 4 KiB steps: lines across the steps, a last line without a
+   newline, a line longer than the buffer (skipped), odd lines. */
+static void
+test_passwd_field (void)
+{
+  char path[] = "/tmp/test_passwd.XXXXXX";
+  int fd = mkstemp (path);
+  cleanup_free char *longline = xmalloc0 (9000), *big = NULL;
+  char *s;
+
+  CHECK (fd >= 0);
+  close (fd);
+  write_text (path, "root:x:0:0:root:/root:/bin/sh\n# comment\n\nodd\nnohome:x:7:7:::/bin/sh\n"
+                    "user:x:1000:1000:U:/home/user:/bin/sh");
+  CHECK_STR ((s = passwd_field (path, 0, 5)), "/root");
+  free (s);
+  CHECK_STR ((s = passwd_field (path, 1000, 5)), "/home/user"); /* no final newline */
+  free (s);
+  CHECK_STR ((s = passwd_field (path, 1000, 0)), "user");
+  free (s);
+  CHECK (passwd_field (path, 7, 5) == NULL); /* empty field */
+  CHECK (passwd_field (path, 42, 5) == NULL);
+  CHECK (passwd_field (path, 0, 7) == NULL);
+  /* a 9000-byte line that looks like uid 5's, then uid 5 past the first 4 KiB */
+  memset (longline, 'a', 8990);
+  memcpy (longline, "bad:x:5:5::/bad:", 16);
+  big = xasprintf ("%s\n%s\nfive:x:5:5::/home/five:/bin/sh\n", longline, "x:x:9:9::/n:/bin/sh");
+  write_text (path, big);
+  CHECK_STR ((s = passwd_field (path, 5, 5)), "/home/five");
+  free (s);
+  CHECK_STR ((s = passwd_field (path, 9, 5)), "/n");
+  free (s);
+  unlink (path);
+  CHECK (passwd_field (path, 0, 5) == NULL); /* no file */
+}
+
+static void
 test_path_lookup (void)
 {
   char tmpl[] = "/tmp/test_lifecycle.XXXXXX";
@@ -429,4 +476,5 @@ test_process_prepare (void)
 
 UNIT_MAIN (T (test_signal_names), T (test_ids), T (test_capabilities), T (test_rlimits), T (test_cpuset),
            T (test_path_lookup), T (test_namespace_names), T (test_namespace_plan), T (test_state_roundtrip),
-           T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_process_prepare))
+           T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_process_prepare),
+           T (test_passwd_field))
