@@ -64,6 +64,22 @@ mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_byt
 	[ "$(cg_rel memory "$pid")" != / ]
 }
 
+@test "memory: the process runs in the container's memory cgroup, under its limit" {
+	config_set linux.cgroupsPath "\"/$CID-mem\""
+	config_set linux.resources.memory '{"limit": 16777216}'
+	# 64 MiB read into one buffer: more than the limit allows
+	set_args sh -c 'grep -e ":memory:" -e "^0::" /proc/self/cgroup
+		dd if=/dev/zero of=/dev/null bs=64M count=1 2>/dev/null && echo survived'
+	run runtime run -b "$BUNDLE" "$CID"
+	echo "$output"
+	if is_v2; then
+		[[ "$output" == *"0::/$CID-mem"* ]]
+	else
+		[[ "$output" == *":memory:/$CID-mem"* ]]
+	fi
+	[[ "$output" != *survived* ]]
+}
+
 @test "pids: the limit bounds a fork loop" {
 	config_set linux.resources.pids '{"limit": 10}'
 	set_args sh -c 'i=0; while [ $i -lt 40 ]; do sleep 60 & i=$((i+1)); done; echo survived'

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statfs.h>
@@ -25,6 +26,17 @@ open_checked (const char *path, int flags, long magic)
       return -1;
     }
   return fd;
+}
+
+/* Is W one of the comma-separated words of LIST? */
+static bool
+has_word (const char *list, const char *w)
+{
+  size_t n = strlen (w);
+  for (const char *p = list; p && *p; p = strchr (p, ','), p = p ? p + 1 : NULL)
+    if (strncmp (p, w, n) == 0 && (p[n] == ',' || p[n] == '\0'))
+      return true;
+  return false;
 }
 
 /* One "h CREATED NAME\tCONTROLLERS\tV2\tPATH" line of cgroup_serialize (). */
@@ -65,9 +77,19 @@ add_line (cgroup_join *j, const char *fs_root, char *line)
       fd = open_checked (tasks, O_WRONLY, CGROUP_SUPER_MAGIC);
       if (fd < 0)
         return false;
+      if (has_word (f[1], "memory"))
+        j->memory_at = j->n_tasks;
       j->tasks[j->n_tasks++] = fd;
       return true;
     }
+}
+
+void
+cgroup_join_init (cgroup_join *j)
+{
+  memset (j, 0, sizeof *j);
+  j->v2_dir = j->memory_home = j->memory = -1;
+  j->memory_at = SIZE_MAX;
 }
 
 void
@@ -77,8 +99,7 @@ cgroup_join_prepare (const cgroup_manager *m, const char *fs_root, cgroup_join *
   char *save = NULL, *line;
   bool ok = true, any = false;
 
-  memset (j, 0, sizeof *j);
-  j->v2_dir = -1;
+  cgroup_join_init (j);
   if (s == NULL)
     return;
   for (line = strtok_r (s, "\n", &save); line && ok; line = strtok_r (NULL, "\n", &save))
@@ -93,7 +114,16 @@ cgroup_join_prepare (const cgroup_manager *m, const char *fs_root, cgroup_join *
     }
   j->usable = ok && any;
   if (!j->usable)
-    cgroup_join_close (j);
+    {
+      cgroup_join_close (j);
+      return;
+    }
+  if (j->memory_at != SIZE_MAX)
+    {
+      cleanup_free char *home = cgroup_own_tasks_v1 (m, "memory");
+      if (home)
+        j->memory_home = open_checked (home, O_WRONLY, CGROUP_SUPER_MAGIC);
+    }
 }
 
 int
@@ -103,7 +133,10 @@ cgroup_join_self (cgroup_join *j, ocisbx_err **err)
     {
       if (write (j->tasks[i], "0", 1) != 1)
         return err_set (err, errno, "cgroups: join a v1 hierarchy");
-      close (j->tasks[i]);
+      if (i == j->memory_at && j->memory_home >= 0)
+        j->memory = j->tasks[i];
+      else
+        close (j->tasks[i]);
       j->tasks[i] = -1;
     }
   j->n_tasks = 0;
@@ -119,5 +152,9 @@ cgroup_join_close (cgroup_join *j)
   j->n_tasks = 0;
   if (j->v2_dir >= 0)
     close (j->v2_dir);
-  j->v2_dir = -1;
+  if (j->memory_home >= 0)
+    close (j->memory_home);
+  if (j->memory >= 0)
+    close (j->memory);
+  j->v2_dir = j->memory_home = j->memory = -1;
 }

@@ -11,6 +11,12 @@
  * Anything unusual (rootless, a file that cannot be opened, a kernel without
  * CLONE_INTO_CGROUP) falls back to cgroup_enter () by the parent.
  *
+ * The exec stub (dmz.h) is the runtime's, not the container's: on a v1 memory
+ * hierarchy the init steps back into the runtime's own memory cgroup for the stub's
+ * exec, and the stub rejoins the container's before it executes the process (the
+ * memory_home and memory fds), so the stub's page tables and stack are not charged to
+ * a container that may have a tight memory limit.
+ *
  * Built on cgroup_serialize ()'s text until cgroups.h offers the hierarchies itself.
  */
 #ifndef OCISBX_CGROUP_JOIN_H
@@ -30,11 +36,18 @@ typedef struct cgroup_join
   int v2_dir;                   /* for CLONE_INTO_CGROUP, or -1 */
   int tasks[CGROUP_JOIN_MAX];   /* v1 "tasks" files, open for writing */
   size_t n_tasks;
+  size_t memory_at;             /* index in tasks of the v1 memory hierarchy, or SIZE_MAX */
+  int memory_home;              /* the runtime's own v1 memory "tasks", or -1 */
+  int memory;                   /* after cgroup_join_self: the container's memory "tasks",
+                                   kept for the stub when memory_home is open, or -1 */
 } cgroup_join;
 
+/* Nothing open (what cgroup_join_close leaves). */
+void cgroup_join_init (cgroup_join *j);
 /* Parent: open what the child needs; j->usable false means "use cgroup_enter". */
 void cgroup_join_prepare (const cgroup_manager *m, const char *fs_root, cgroup_join *j);
-/* Child, first thing after the clone: join every v1 hierarchy. */
+/* Child, first thing after the clone: join every v1 hierarchy (closing the files but
+   j->memory). */
 int cgroup_join_self (cgroup_join *j, ocisbx_err **err);
 void cgroup_join_close (cgroup_join *j);
 

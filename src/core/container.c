@@ -623,7 +623,7 @@ create_ctx_init (create_ctx *c)
 {
   memset (c, 0, sizeof *c);
   c->rootfd = c->lockfd = c->dirfd = c->console_sock = -1;
-  c->cgj.v2_dir = -1;
+  cgroup_join_init (&c->cgj);
   c->sync_parent = c->sync_child = c->pidfd = c->master = -1;
 }
 

@@ -317,6 +317,12 @@ container_init (create_ctx *c)
       sync_send_error (s.sock, err);
       _exit (127);
     }
+  if (c->cgj.memory >= 0 && c->cgj.memory_home >= 0)
+    {
+      c->proc.memcg_handoff = true;
+      c->proc.memcg_home = c->cgj.memory_home;
+      c->proc.memcg = c->cgj.memory;
+    }
   if (init_setup (&s, &err) == 0 && process_resolve (&c->proc, &exe, &err) == 0
       && sync_send (s.sock, SYNC_READY, 0, NULL, 0, c->relay ? s.master : -1, &err) == 0)
     {

@@ -7,6 +7,7 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -86,20 +87,57 @@ dmz_usable (const seccomp_prog *seccomp, int dmz_fd, const char *selinux_label, 
 #endif
 }
 
-int
-dmz_exec (int dmz_fd, const char *path, char *const argv[], char *const envp[])
+bool
+dmz_memcg_usable (const seccomp_prog *seccomp)
 {
-  size_t n = 0;
+#ifdef DMZ_AUDIT_ARCH
+  for (int pass = 0; pass < 2; pass++)
+    {
+      uint64_t any = pass ? UINT64_MAX : 0, fd = pass ? UINT32_MAX : 0;
+      struct seccomp_data w = {
+        .nr = SYS_write,
+        .arch = DMZ_AUDIT_ARCH,
+        .instruction_pointer = any,
+        .args = { fd, any, 1, any, any, any },
+      };
+      struct seccomp_data c = {
+        .nr = SYS_close,
+        .arch = DMZ_AUDIT_ARCH,
+        .instruction_pointer = any,
+        .args = { fd, any, any, any, any, any },
+      };
+      if (!seccomp_prog_allows (seccomp, &w) || !seccomp_prog_allows (seccomp, &c))
+        return false;
+    }
+  return true;
+#else
+  (void) seccomp;
+  return false;
+#endif
+}
+
+int
+dmz_exec (int dmz_fd, int memcg_fd, const char *path, char *const argv[], char *const envp[])
+{
+  char fdnum[16];
+  size_t n = 0, k = 0;
   char **a;
 
   while (argv[n])
     n++;
-  a = malloc ((n + 3) * sizeof *a);
+  a = malloc ((n + 4) * sizeof *a);
   if (a == NULL)
     return -1;
-  a[0] = (char *) DMZ_ARGV0;
-  a[1] = (char *) path;
-  memcpy (a + 2, argv, (n + 1) * sizeof *a);
+  if (memcg_fd >= 0)
+    {
+      snprintf (fdnum, sizeof fdnum, "%d", memcg_fd);
+      a[k++] = (char *) DMZ_ARGV0_MEMCG;
+      a[k++] = fdnum;
+    }
+  else
+    a[k++] = (char *) DMZ_ARGV0;
+  a[k++] = (char *) path;
+  memcpy (a + k, argv, (n + 1) * sizeof *a);
   syscall (SYS_execveat, dmz_fd, "", a, envp, AT_EMPTY_PATH);
   int e = errno;
   free (a);
@@ -139,6 +177,7 @@ dmz_prepare (process_plan *plan, const seccomp_prog *seccomp, const sigset_t *re
   if (fd >= 0 && dmz_usable (seccomp, fd, plan->selinux_label, plan->apparmor_profile))
     {
       plan->via_dmz = true;
+      plan->dmz_memcg = dmz_memcg_usable (seccomp);
       plan->dmz_fd = steal_fd (&fd);
       return 0;
     }

@@ -24,8 +24,11 @@
 #include "process.h"
 #include "seccomp.h"
 
-/* argv[0] the dmz requires: dmz_exec passes "ocisbx-dmz" PATH ARGV... */
+/* argv[0] the dmz requires: dmz_exec passes "ocisbx-dmz" PATH ARGV..., or
+   "ocisbx-dmz-memcg" FD PATH ARGV...: the stub first writes "0" to the cgroup v1 "tasks"
+   file FD (rejoining the container's memory cgroup, cgroup_join.h) and closes it. */
 #define DMZ_ARGV0 "ocisbx-dmz"
+#define DMZ_ARGV0_MEMCG "ocisbx-dmz-memcg"
 
 /* A sealed, executable memfd holding the dmz (O_CLOEXEC), or -1 with *err.  In a build
    without the dmz: -1 with *err (ENOSYS). */
@@ -36,9 +39,14 @@ int dmz_memfd (ocisbx_err **err);
    through whatever the pointers and the instruction pointer are. */
 bool dmz_usable (const seccomp_prog *seccomp, int dmz_fd, const char *selinux_label, const char *apparmor_profile);
 
-/* execveat of the dmz with "ocisbx-dmz" PATH ARGV...; returns only on failure (errno
+/* Whether SECCOMP lets the stub's write (fd, "0", 1) and close (fd) through, whatever the
+   fd and pointer: then it may rejoin a memory cgroup. */
+bool dmz_memcg_usable (const seccomp_prog *seccomp);
+
+/* execveat of the dmz with "ocisbx-dmz" PATH ARGV... (or, MEMCG_FD >= 0 and not
+   O_CLOEXEC, "ocisbx-dmz-memcg" MEMCG_FD PATH ARGV...); returns only on failure (errno
    set). */
-int dmz_exec (int dmz_fd, const char *path, char *const argv[], char *const envp[]);
+int dmz_exec (int dmz_fd, int memcg_fd, const char *path, char *const argv[], char *const envp[]);
 
 /* The choice for PLAN's last exec: through the dmz (PLAN->via_dmz, with its memfd in
    PLAN->dmz_fd) when dmz_usable, else dmz_fallback_reexec (REEXEC_MASK).  Call before

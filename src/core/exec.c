@@ -43,7 +43,7 @@ ctx_init (exec_ctx *c, const exec_opts *o)
   c->rootfd = c->lockfd = c->procfd = c->pidfd = c->init_root = -1;
   c->console_sock = c->sync_parent = c->sync_child = -1;
   c->child_pidfd = c->master = -1;
-  c->cgj.v2_dir = -1;
+  cgroup_join_init (&c->cgj);
 }
 
 static void

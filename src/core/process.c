@@ -288,6 +288,22 @@ process_plan_free (process_plan *plan)
 
 /* ---- child ---- */
 
+/* The exec stub is the runtime's, not the container's: out of the container's memory
+   cgroup for its exec (cgroup_join.h), the stub rejoins it through the fd returned (left
+   open across that exec), or -1 when we stay. */
+static int
+leave_memcg_for_stub (const process_plan *plan)
+{
+  if (!plan->memcg_handoff || !plan->dmz_memcg || fcntl (plan->memcg, F_SETFD, 0) < 0)
+    return -1;
+  if (write (plan->memcg_home, "0", 1) != 1)
+    {
+      fcntl (plan->memcg, F_SETFD, FD_CLOEXEC);
+      return -1;
+    }
+  return plan->memcg;
+}
+
 int
 process_apply_early (const process_plan *plan, ocisbx_err **err)
 {
@@ -466,8 +482,13 @@ process_exec (const process_plan *plan, const char *path, ocisbx_err **err)
   sigprocmask (SIG_SETMASK, &plan->sigmask, NULL);
   if (plan->via_dmz)
     {
-      dmz_exec (plan->dmz_fd, path, plan->argv, plan->envp);
-      return err_set (err, errno, "exec: \"%s\": run the exec stub (ocisbx-dmz)", plan->argv[0]);
+      int memcg = leave_memcg_for_stub (plan);
+      int e;
+      dmz_exec (plan->dmz_fd, memcg, path, plan->argv, plan->envp);
+      e = errno;
+      if (memcg >= 0 && write (memcg, "0", 1) == 1) /* back, for what follows */
+        fcntl (memcg, F_SETFD, FD_CLOEXEC);
+      return err_set (err, e, "exec: \"%s\": run the exec stub (ocisbx-dmz)", plan->argv[0]);
     }
   execve (path, plan->argv, plan->envp);
   if (errno == EACCES)

@@ -80,6 +80,13 @@ typedef struct process_plan
   sigset_t sigmask; /* restored just before execve */
   bool via_dmz;     /* execve through the sealed stub at dmz_fd (dmz.h); else directly */
   int dmz_fd;       /* owned by the plan when via_dmz */
+  bool dmz_memcg;   /* the stub may rejoin a memory cgroup: its write and close pass the
+                       seccomp filter (dmz_prepare) */
+  /* Set by the init once in its cgroups (cgroup_join.h): it leaves the container's v1
+     memory cgroup through memcg_home for the stub's exec, the stub rejoins memcg.  The
+     plan does not own these fds. */
+  bool memcg_handoff;
+  int memcg_home, memcg;
 } process_plan;
 
 /* Parent: DOC and FIELD name the source in errors ("config.json", ".process").

@@ -8,6 +8,9 @@
    and nothing can write through it.
 
      argv: "ocisbx-dmz" PATH ARGV0 ARGS...      envp: the process's environment
+       or: "ocisbx-dmz-memcg" FD PATH ARGV0 ARGS...: first write "0" to FD, the
+           container's cgroup v1 memory "tasks" file, and close it (the runtime stepped
+           out of that cgroup for this exec: src/core/cgroup_join.h)
 
    Any other argv (a script naming /proc/self/exe as its interpreter) is refused with
    126.  No libc: a freestanding file, built with -nostdlib -static (Makefile.am), for
@@ -15,9 +18,11 @@
    itself from a sealed memfd instead, cloned_binary.c).  */
 
 #define DMZ_ARGV0 "ocisbx-dmz"
+#define DMZ_ARGV0_MEMCG "ocisbx-dmz-memcg"
 
 #if defined(__x86_64__)
 #define NR_WRITE 1
+#define NR_CLOSE 3
 #define NR_EXECVE 59
 #define NR_EXIT_GROUP 231
 
@@ -41,6 +46,7 @@ __asm__ (".text\n"
 
 #elif defined(__aarch64__)
 #define NR_WRITE 64
+#define NR_CLOSE 57
 #define NR_EXECVE 221
 #define NR_EXIT_GROUP 94
 
@@ -118,6 +124,22 @@ reason (long e)
     }
 }
 
+/* A decimal fd, or -1. */
+static long
+fd_of (const char *s)
+{
+  long n = 0;
+  if (*s == '\0')
+    return -1;
+  for (; *s; s++)
+    {
+      if (*s < '0' || *s > '9' || n > 100000000)
+        return -1;
+      n = n * 10 + (*s - '0');
+    }
+  return n;
+}
+
 void
 dmz_main (long *sp)
 {
@@ -126,7 +148,21 @@ dmz_main (long *sp)
   char **envp = argv + argc + 1;
   long e;
 
-  if (argc < 3 || !same (argv[0], DMZ_ARGV0))
+  if (argc >= 4 && same (argv[0], DMZ_ARGV0_MEMCG))
+    {
+      long fd = fd_of (argv[1]);
+      if (fd < 0 || sys3 (NR_WRITE, fd, (long) "0", 1) != 1)
+        {
+          put ("ocisbx: exec: \"");
+          put (argv[3]);
+          put ("\": cannot rejoin the container's memory cgroup\n");
+          quit (127);
+        }
+      sys3 (NR_CLOSE, fd, 0, 0);
+      argv++;
+      argc--;
+    }
+  else if (argc < 3 || !same (argv[0], DMZ_ARGV0))
     {
       put ("ocisbx-dmz: not a program to run (permission denied)\n");
       quit (126);

@@ -195,6 +195,21 @@ test_dmz_usable (void)
   CHECK (!dmz_usable (NULL, 7, "system_u:system_r:container_t:s0", NULL));
   CHECK (!dmz_usable (NULL, 7, NULL, "docker-default"));
   CHECK (dmz_usable (NULL, 7, "", ""));
+  /* the stub's write and close for the memory cgroup hand-off */
+  CHECK (dmz_memcg_usable (NULL));
+  CHECK (p3 && dmz_memcg_usable (p3));
+  CHECK (p1 && !dmz_memcg_usable (p1)); /* write and close fall to the ERRNO default */
+  {
+    uint32_t e9 = 9;
+    oci_syscall with_io[] = { { NAMES ("execveat", "write", "close"), .action = "SCMP_ACT_ALLOW" } };
+    oci_syscall no_close[] = { { NAMES ("close"), .action = "SCMP_ACT_ERRNO", .errno_ret = &e9 } };
+    oci_seccomp io = { .default_action = "SCMP_ACT_ERRNO", .syscalls = with_io, .syscalls_len = 1 };
+    oci_seccomp nc = { .default_action = "SCMP_ACT_ALLOW", .syscalls = no_close, .syscalls_len = 1 };
+    cleanup_seccomp_prog seccomp_prog *p6 = compile (&io);
+    cleanup_seccomp_prog seccomp_prog *p7 = compile (&nc);
+    CHECK (p6 && dmz_memcg_usable (p6));
+    CHECK (p7 && !dmz_memcg_usable (p7));
+  }
 #else
   CHECK (!dmz_usable (NULL, 7, NULL, NULL));
 #endif
@@ -215,10 +230,10 @@ stderr_of (int fd)
   return xstrdup (buf);
 }
 
-/* Runs dmz_exec (FD, PATH, ARGV) in a child with stderr into a pipe; returns the wait
-   status and the child's stderr in *MSG. */
+/* Runs dmz_exec (FD, MEMCG, PATH, ARGV) in a child with stderr into a pipe; returns the
+   wait status and the child's stderr in *MSG. */
 static int
-run_stub (int fd, const char *path, char **argv, char **msg)
+run_stub_memcg (int fd, int memcg, const char *path, char **argv, char **msg)
 {
   int pipefd[2], status = -1;
   pid_t pid;
@@ -231,7 +246,7 @@ run_stub (int fd, const char *path, char **argv, char **msg)
     {
       dup2 (pipefd[1], 2);
       dup2 (open ("/dev/null", O_WRONLY | O_CLOEXEC), 1);
-      dmz_exec (fd, path, argv, (char *[]){ NULL });
+      dmz_exec (fd, memcg, path, argv, (char *[]){ NULL });
       _exit (99);
     }
   close (pipefd[1]);
@@ -239,6 +254,12 @@ run_stub (int fd, const char *path, char **argv, char **msg)
   close (pipefd[0]);
   waitpid (pid, &status, 0);
   return status;
+}
+
+static int
+run_stub (int fd, const char *path, char **argv, char **msg)
+{
+  return run_stub_memcg (fd, -1, path, argv, msg);
 }
 
 static void
@@ -270,6 +291,27 @@ test_stub (void)
   st = run_stub (fd, "/etc/passwd", STRS ("passwd", NULL), &m3);
   CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 126);
   CHECK_STR (m3, "ocisbx: exec: \"passwd\": permission denied\n");
+
+  /* "ocisbx-dmz-memcg FD": "0" written to FD, FD closed before the program runs */
+  {
+    cleanup_free char *m5 = NULL, *m6 = NULL, *script = NULL;
+    int p[2], ro;
+    char got[8] = "";
+    CHECK (pipe (p) == 0); /* not O_CLOEXEC: the stub gets it */
+    script = xasprintf ("[ ! -e /proc/self/fd/%d ] && exit 5", p[1]);
+    st = run_stub_memcg (fd, p[1], "/bin/sh", STRS ("sh", "-c", script, NULL), &m5);
+    close (p[1]);
+    CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 5);
+    CHECK_STR (m5, "");
+    CHECK (read (p[0], got, sizeof got - 1) == 1 && strcmp (got, "0") == 0);
+    close (p[0]);
+    /* a file it cannot write: the program does not run */
+    ro = open ("/dev/null", O_RDONLY);
+    st = run_stub_memcg (fd, ro, "/bin/sh", STRS ("sh", "-c", "exit 5", NULL), &m6);
+    close (ro);
+    CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 127);
+    CHECK_STR (m6, "ocisbx: exec: \"sh\": cannot rejoin the container's memory cgroup\n");
+  }
 
   /* run as an interpreter (#!/proc/self/exe), or without the marker: refused */
   {

@@ -24,6 +24,7 @@ hier_free (cg_hier *h)
   free (h->controllers);
   free (h->path);
   free (h->dir);
+  free (h->own);
 }
 
 void
@@ -183,6 +184,7 @@ find_hierarchies (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err)
           continue;
         }
       h = add_hier (m, name, own[i].controllers, false);
+      h->own = xstrdup (own[i].path);
       h->path = cg_resolve_path (cc, own[i].path, err);
       if (h->path == NULL)
         {
@@ -410,6 +412,19 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
     cgroup_destroy (m, &e2);
   }
   return -1;
+}
+
+char *
+cgroup_own_tasks_v1 (const cgroup_manager *m, const char *controller)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      const cg_hier *h = &m->h[i];
+      if (!h->v2 && h->own && cg_has_controller (h->controllers, controller) && strcmp (h->own, h->path) != 0)
+        return strcmp (h->own, "/") == 0 ? xasprintf ("%s/%s/tasks", m->fs_root, h->name)
+                                         : xasprintf ("%s/%s%s/tasks", m->fs_root, h->name, h->own);
+    }
+  return NULL;
 }
 
 int

@@ -52,6 +52,10 @@ const char *cgroup_path (const cgroup_manager *m);
    for the cgroup2 tree): differs from cgroup_path () only for relative cgroupsPaths,
    which are under the runtime's own cgroup of each hierarchy.  NULL if not joined. */
 const char *cgroup_path_in (const cgroup_manager *m, const char *hierarchy);
+/* The "tasks" file of the runtime's own cgroup in the v1 hierarchy of CONTROLLER
+   ("memory"), malloc'd; NULL on v2, for a manager cgroup_load made, or when it is the
+   container's cgroup itself. */
+char *cgroup_own_tasks_v1 (const cgroup_manager *m, const char *controller);
 /* Serialize for the state file / load it back. */
 char *cgroup_serialize (const cgroup_manager *m);
 int cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, ocisbx_err **err);

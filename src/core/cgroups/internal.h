@@ -18,6 +18,8 @@ typedef struct cg_hier
   char *controllers; /* as in /proc/self/cgroup: "memory", "name=systemd"; "" for cgroup2 */
   char *path;        /* the container's cgroup relative to the hierarchy root: "/ocisbx/abc" */
   char *dir;         /* absolute directory of that cgroup */
+  char *own;         /* v1: the runtime's own cgroup here (/proc/self/cgroup) when cgroup_setup
+                        made the manager; NULL otherwise, not serialized */
   unsigned created;  /* trailing components of path created by us (0: pre-existing) */
   bool v2;           /* a cgroup2 hierarchy (v2, or hybrid's unified) */
 } cg_hier;

@@ -31,6 +31,7 @@ cg_rootless_drop (cgroup_manager *m, size_t i, const char *why)
   free (h->controllers);
   free (h->path);
   free (h->dir);
+  free (h->own);
   memmove (&m->h[i], &m->h[i + 1], (m->n - i - 1) * sizeof *m->h);
   m->n--;
 }
