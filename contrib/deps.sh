@@ -6,7 +6,7 @@ set -eu
 BUILD="build-essential autoconf automake libtool pkg-config libyajl-dev libseccomp-dev libcap-dev
        busybox-static python3 ca-certificates"
 TESTS="bats python3-jsonschema runc crun podman conmon uidmap iproute2 procps util-linux psmisc
-       btrfs-progs time"
+       btrfs-progs time acl"
 pkgs=$BUILD
 [ "${1:-}" = "--tests" ] && pkgs="$BUILD $TESTS"
 missing=""

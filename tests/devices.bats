@@ -70,6 +70,27 @@ ctr() {
 	[ ! -e "$BUNDLE/rootfs/dev/mychar" ]
 }
 
+@test "linux.devices: mode and owner as given in a set-group-ID directory with a default ACL" {
+	# the directory would hand its group and its ACL's mode to a new node
+	mkdir -p "$BUNDLE/rootfs/sgid"
+	chown 0:5 "$BUNDLE/rootfs/sgid"
+	chmod 2775 "$BUNDLE/rootfs/sgid"
+	have_acl=0
+	if command -v setfacl >/dev/null && setfacl -d -m u::rw,g::-,o::- "$BUNDLE/rootfs/sgid" 2>/dev/null; then
+		have_acl=1
+	fi
+	config_add linux.devices '{"path":"/sgid/node","type":"c","major":1,"minor":3,"fileMode":438,"uid":0,"gid":0}'
+	ctr 'stat -c "%a %u:%g" /sgid/node'
+	echo "$output (default ACL: $have_acl)"
+	[ "$status" -eq 0 ]
+	# runc 1.1 leaves the mode the default ACL gave (600)
+	if is_ocisbx || [ "$have_acl" = 0 ]; then
+		[ "$output" = "666 0:0" ]
+	else
+		[[ "$output" == *" 0:0" ]]
+	fi
+}
+
 @test "linux.devices: a device through a rootfs symlink stays inside the rootfs" {
 	mkdir -p "$TESTDIR/hostdir"
 	config_del 'mounts[destination=/dev]'

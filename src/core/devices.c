@@ -68,6 +68,7 @@ make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, o
   cleanup_free char *dir = NULL, *base = NULL;
   cleanup_close int own = -1;
   int dirfd = devfd;
+  struct stat st;
 
   if (ctx->userns)
     return bind_host_node (ctx->procfd, rootfd, n, err);
@@ -85,10 +86,14 @@ make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, o
         return 0; /* already there (a bind, an earlier entry): leave it, as runc does */
       return err_set (err, errno, "mknod `%s`", n->path);
     }
-  /* mknod honours the umask: set the mode exactly, then the owner. */
-  if (fchmodat (dirfd, base, n->mode & 07777, 0) < 0)
+  /* The umask (devices_setup clears it), a default ACL or a set-group-ID directory may
+     have changed the mode or the group: set what differs. */
+  if (fstatat (dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return err_set (err, errno, "stat `%s`", n->path);
+  if ((st.st_mode & 07777) != (n->mode & 07777) && fchmodat (dirfd, base, n->mode & 07777, 0) < 0)
     return err_set (err, errno, "chmod `%s`", n->path);
-  if (fchownat (dirfd, base, n->uid, n->gid, AT_SYMLINK_NOFOLLOW) < 0)
+  if ((st.st_uid != n->uid || st.st_gid != n->gid)
+      && fchownat (dirfd, base, n->uid, n->gid, AT_SYMLINK_NOFOLLOW) < 0)
     return err_set (err, errno, "chown `%s`", n->path);
   return 0;
 }
@@ -138,6 +143,7 @@ node_from_config (const oci_device *d, device_node *n, ocisbx_err **err)
 }
 
 static int devices_console (rootfs_procfd procfd, int rootfd, int console_fd, ocisbx_err **err);
+static int devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
 
 int
 devices_setup_console (int rootfd, int console_fd, ocisbx_err **err)
@@ -199,6 +205,16 @@ wants_default_devices (const oci_config *cfg)
 
 int
 devices_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
+{
+  mode_t old = umask (0); /* nodes get their modes as given: no chmod after mknod */
+  int r = devices_setup_nodes (ctx, rootfd, err);
+
+  umask (old);
+  return r;
+}
+
+static int
+devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
 {
   const oci_config *cfg = ctx->cfg;
 
