@@ -1,8 +1,18 @@
-/* SHA-256 after FIPS 180-4, section 6.2. */
+/* SHA-256 after FIPS 180-4, section 6.2; with the x86 SHA extensions when the CPU has
+   them (about ten times faster: the seccomp cache hashes a profile and a filter of some
+   10 KiB on every create and exec of a podman container). */
 #include <config.h>
 #include "sha256.h"
 
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__has_include)
+#if __has_include(<sys/platform/x86.h>) && __has_include(<immintrin.h>)
+#define SHA256_X86 1
+#include <immintrin.h>
+#include <sys/platform/x86.h>
+#endif
+#endif
 
 static const uint32_t K[64] = {
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -45,6 +55,67 @@ compress (uint32_t h[8], const uint8_t block[64])
   h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += hh;
 }
 
+#ifdef SHA256_X86
+/* N blocks with SHA256RNDS2 (two rounds each), SHA256MSG1/MSG2 for the message
+   schedule.  The instructions keep the state as {A,B,E,F} and {C,D,G,H}. */
+__attribute__ ((target ("sha,sse4.1,ssse3"))) static void
+compress_x86 (uint32_t h[8], const uint8_t *p, size_t n)
+{
+  const __m128i bswap = _mm_set_epi64x (0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i dcba = _mm_loadu_si128 ((const __m128i *) &h[0]);
+  __m128i hgfe = _mm_loadu_si128 ((const __m128i *) &h[4]);
+  __m128i cdab = _mm_shuffle_epi32 (dcba, 0xB1);
+  __m128i efgh = _mm_shuffle_epi32 (hgfe, 0x1B);
+  __m128i abef = _mm_alignr_epi8 (cdab, efgh, 8);
+  __m128i cdgh = _mm_blend_epi16 (efgh, cdab, 0xF0);
+
+  for (; n > 0; n--, p += 64)
+    {
+      __m128i abef0 = abef, cdgh0 = cdgh, w[4];
+
+      for (int j = 0; j < 4; j++)
+        w[j] = _mm_shuffle_epi8 (_mm_loadu_si128 ((const __m128i *) (p + 16 * j)), bswap);
+      for (int i = 0; i < 16; i++)
+        {
+          __m128i m = _mm_add_epi32 (w[i & 3], _mm_loadu_si128 ((const __m128i *) &K[4 * i]));
+          cdgh = _mm_sha256rnds2_epu32 (cdgh, abef, m);
+          abef = _mm_sha256rnds2_epu32 (abef, cdgh, _mm_shuffle_epi32 (m, 0x0E));
+          if (i < 12)
+            {
+              /* W[4i+16..4i+19] from W[4i..4i+15], into the slot just used */
+              __m128i t = _mm_sha256msg1_epu32 (w[i & 3], w[(i + 1) & 3]);
+              t = _mm_add_epi32 (t, _mm_alignr_epi8 (w[(i + 3) & 3], w[(i + 2) & 3], 4));
+              w[i & 3] = _mm_sha256msg2_epu32 (t, w[(i + 3) & 3]);
+            }
+        }
+      abef = _mm_add_epi32 (abef, abef0);
+      cdgh = _mm_add_epi32 (cdgh, cdgh0);
+    }
+  {
+    __m128i feba = _mm_shuffle_epi32 (abef, 0x1B);
+    __m128i dchg = _mm_shuffle_epi32 (cdgh, 0xB1);
+    _mm_storeu_si128 ((__m128i *) &h[0], _mm_blend_epi16 (feba, dchg, 0xF0));
+    _mm_storeu_si128 ((__m128i *) &h[4], _mm_alignr_epi8 (dchg, feba, 8));
+  }
+}
+#endif
+
+static void
+compress_blocks (const sha256_ctx *c, uint32_t h[8], const uint8_t *p, size_t n)
+{
+#ifdef SHA256_X86
+  if (c->hw)
+    {
+      compress_x86 (h, p, n);
+      return;
+    }
+#else
+  (void) c;
+#endif
+  for (; n > 0; n--, p += 64)
+    compress (h, p);
+}
+
 void
 sha256_init (sha256_ctx *c)
 {
@@ -53,6 +124,11 @@ sha256_init (sha256_ctx *c)
   memcpy (c->h, iv, sizeof iv);
   c->total = 0;
   c->buf_len = 0;
+#ifdef SHA256_X86
+  c->hw = CPU_FEATURE_ACTIVE (SHA) && CPU_FEATURE_ACTIVE (SSE4_1) && CPU_FEATURE_ACTIVE (SSSE3);
+#else
+  c->hw = false;
+#endif
 }
 
 void
@@ -68,11 +144,12 @@ sha256_update (sha256_ctx *c, const void *data, size_t len)
       c->buf_len += take, p += take, len -= take;
       if (c->buf_len < 64)
         return;
-      compress (c->h, c->buf);
+      compress_blocks (c, c->h, c->buf, 1);
       c->buf_len = 0;
     }
-  for (; len >= 64; p += 64, len -= 64)
-    compress (c->h, p);
+  compress_blocks (c, c->h, p, len / 64);
+  p += len / 64 * 64;
+  len %= 64;
   memcpy (c->buf, p, len);
   c->buf_len = len;
 }

@@ -2,6 +2,7 @@
 #ifndef OCISBX_SHA256_H
 #define OCISBX_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,8 @@ typedef struct sha256_ctx
   uint64_t total; /* bytes hashed so far */
   uint8_t buf[64];
   size_t buf_len;
+  bool hw; /* the CPU's SHA instructions (x86 SHA-NI), as sha256_init finds; a test may
+              clear it after init for the portable code */
 } sha256_ctx;
 
 void sha256_init (sha256_ctx *c);
