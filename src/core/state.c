@@ -171,6 +171,23 @@ state_dir_open (int rootfd, const char *id, int lock, ocisbx_err **err)
   return fd;
 }
 
+typedef struct tree_walk
+{
+  int dirfd;
+  int depth;
+} tree_walk;
+
+static int remove_tree_at (int parent, const char *name, int depth);
+
+static int
+remove_entry (const char *name, unsigned char type, void *arg)
+{
+  const tree_walk *w = arg;
+  (void) type;
+  remove_tree_at (w->dirfd, name, w->depth + 1);
+  return 0;
+}
+
 static int
 remove_tree_at (int parent, const char *name, int depth)
 {
@@ -179,18 +196,11 @@ remove_tree_at (int parent, const char *name, int depth)
   if (errno != EISDIR || depth > 8)
     return -1;
   {
-    int fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-    cleanup_dir DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
-    struct dirent *de;
-    if (d == NULL)
-      {
-        if (fd >= 0)
-          close (fd);
-        return -1;
-      }
-    while ((de = readdir (d)))
-      if (strcmp (de->d_name, ".") != 0 && strcmp (de->d_name, "..") != 0)
-        remove_tree_at (dirfd (d), de->d_name, depth + 1);
+    cleanup_close int fd = openat (parent, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    tree_walk w = { fd, depth };
+    if (fd < 0)
+      return -1;
+    dir_each (fd, remove_entry, &w);
   }
   if (unlinkat (parent, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
     return -1;
@@ -202,6 +212,20 @@ state_dir_remove (int rootfd, const char *id, ocisbx_err **err)
 {
   if (state_validate_id (id, err) < 0)
     return -1;
+  /* What create leaves, by name; anything else (the lock of an old version, a file a
+     user put there) through the walk. */
+  {
+    cleanup_close int dir = openat (rootfd, id, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (dir < 0 && errno == ENOENT)
+      return 0;
+    if (dir >= 0)
+      {
+        unlinkat (dir, STATE_FILE, 0);
+        unlinkat (dir, STATE_FIFO, 0);
+        if (unlinkat (rootfd, id, AT_REMOVEDIR) == 0)
+          return 0;
+      }
+  }
   if (remove_tree_at (rootfd, id, 0) < 0)
     return err_set (err, errno, "remove state dir of `%s`", id);
   return 0;

@@ -137,6 +137,15 @@ touch (const char *path, mode_t mode)
   chmod (path, mode);
 }
 
+/* touch of DIR followed by TAIL. */
+static void
+touch_in (const char *dir, const char *tail, mode_t mode)
+{
+  char path[4096];
+  snprintf (path, sizeof path, "%s%s", dir, tail);
+  touch (path, mode);
+}
+
 static void
 write_text (const char *path, const char *text)
 {
@@ -313,6 +322,44 @@ test_namespace_plan (void)
   ns_plan_close (&plan);
 }
 
+/* state_dir_remove: what create leaves (by name), anything else too (the walk). */
+static void
+test_state_dir_remove (void)
+{
+  char tmpl[] = "/tmp/test_lifecycle_rm.XXXXXX";
+  char *dir = mkdtemp (tmpl);
+  ocisbx_err *err = NULL;
+  cleanup_free char *a = NULL, *b = NULL, *sub = NULL;
+  int rootfd;
+
+  CHECK (dir != NULL);
+  if (dir == NULL)
+    return;
+  rootfd = open (dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  a = xasprintf ("%s/a", dir);
+  b = xasprintf ("%s/b", dir);
+  sub = xasprintf ("%s/b/sub", dir);
+  /* a: state.json and exec.fifo only */
+  CHECK (mkdir (a, 0700) == 0);
+  touch_in (a, "/" STATE_FILE, 0600);
+  CHECK (mkfifoat (rootfd, "a/" STATE_FIFO, 0622) == 0);
+  CHECK (state_dir_remove (rootfd, "a", &err) == 0);
+  CHECK (access (a, F_OK) < 0 && errno == ENOENT);
+  /* b: more, and a subdirectory */
+  CHECK (mkdir (b, 0700) == 0 && mkdir (sub, 0700) == 0);
+  touch_in (b, "/" STATE_FILE, 0600);
+  touch_in (b, "/extra", 0600);
+  touch_in (sub, "/deeper", 0600);
+  CHECK (state_dir_remove (rootfd, "b", &err) == 0);
+  CHECK (access (b, F_OK) < 0 && errno == ENOENT);
+  /* gone already: fine */
+  CHECK (state_dir_remove (rootfd, "b", &err) == 0);
+  CHECK (err == NULL);
+  err_free (err);
+  close (rootfd);
+  rmdir (dir);
+}
+
 static void
 test_state_roundtrip (void)
 {
@@ -477,4 +524,4 @@ test_process_prepare (void)
 UNIT_MAIN (T (test_signal_names), T (test_ids), T (test_capabilities), T (test_rlimits), T (test_cpuset),
            T (test_path_lookup), T (test_namespace_names), T (test_namespace_plan), T (test_state_roundtrip),
            T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_process_prepare),
-           T (test_passwd_field))
+           T (test_passwd_field), T (test_state_dir_remove))
