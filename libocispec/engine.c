@@ -442,26 +442,22 @@ parse_object (pctx *c, const ocispec_type *t, yajl_val v, void *dst)
 }
 
 static void
-tree_freep (yajl_val *v)
+arena_freep (ocispec_arena **a)
 {
-  if (*v)
-    yajl_tree_free (*v);
+  ocispec_arena_free (*a);
 }
 
 static int
 parse_text (pctx *c, const ocispec_type *t, const char *data, size_t len, void **out)
 {
-  __attribute__ ((cleanup (tree_freep))) yajl_val tree = NULL;
+  __attribute__ ((cleanup (arena_freep))) ocispec_arena *arena = NULL;
+  yajl_val tree;
   char ebuf[512] = "";
 
   ocispec_cleanup_free char *bad = ocispec_prescan (data, len);
   if (bad)
     return fail (c, "%s", bad);
-  {
-    ocispec_cleanup_free char *text = ocispec_xcalloc (len + 1, 1);
-    memcpy (text, data, len);
-    tree = yajl_tree_parse (text, ebuf, sizeof ebuf);
-  }
+  tree = ocispec_tree_parse (data, len, ebuf, sizeof ebuf, &arena);
   if (tree == NULL)
     {
       ocispec_cleanup_free char *m = ocispec_yajl_message (ebuf);

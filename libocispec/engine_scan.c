@@ -124,8 +124,36 @@ first_duplicate (const char **keys, size_t n)
   return best;
 }
 
+/* The common case, without building paths: does any object under V repeat a key? */
+static bool
+any_duplicate (yajl_val v)
+{
+  if (YAJL_IS_OBJECT (v))
+    {
+      if (first_duplicate (v->u.object.keys, v->u.object.len) != (size_t) -1)
+        return true;
+      for (size_t i = 0; i < v->u.object.len; i++)
+        if (any_duplicate (v->u.object.values[i]))
+          return true;
+    }
+  else if (YAJL_IS_ARRAY (v))
+    for (size_t i = 0; i < v->u.array.len; i++)
+      if (any_duplicate (v->u.array.values[i]))
+        return true;
+  return false;
+}
+
+static int check_duplicates (yajl_val v, ocispec_path *path, char **msg);
+
 int
 ocispec_check_duplicates (yajl_val v, ocispec_path *path, char **msg)
+{
+  /* the walk with paths only to name the one found */
+  return any_duplicate (v) ? check_duplicates (v, path, msg) : 0;
+}
+
+static int
+check_duplicates (yajl_val v, ocispec_path *path, char **msg)
 {
   if (YAJL_IS_OBJECT (v))
     {
@@ -139,7 +167,7 @@ ocispec_check_duplicates (yajl_val v, ocispec_path *path, char **msg)
       for (size_t i = 0; i < v->u.object.len; i++)
         {
           size_t old = ocispec_path_key (path, v->u.object.keys[i]);
-          if (ocispec_check_duplicates (v->u.object.values[i], path, msg) < 0)
+          if (check_duplicates (v->u.object.values[i], path, msg) < 0)
             return -1;
           ocispec_path_pop (path, old);
         }
@@ -148,7 +176,7 @@ ocispec_check_duplicates (yajl_val v, ocispec_path *path, char **msg)
     for (size_t i = 0; i < v->u.array.len; i++)
       {
         size_t old = ocispec_path_index (path, i);
-        if (ocispec_check_duplicates (v->u.array.values[i], path, msg) < 0)
+        if (check_duplicates (v->u.array.values[i], path, msg) < 0)
           return -1;
         ocispec_path_pop (path, old);
       }

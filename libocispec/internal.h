@@ -12,7 +12,8 @@
 #define OCISPEC_FIELD_PTR(obj, f) ((void *) ((char *) (obj) + (f)->offset))
 #define OCISPEC_LEN_PTR(obj, f) ((size_t *) ((char *) (obj) + (f)->len_offset))
 
-/* Deepest JSON nesting accepted (yajl_tree_free recurses). */
+/* Deepest JSON nesting accepted (the tree builder keeps a slot per open level; the
+   typed walk recurses). */
 #define OCISPEC_MAX_DEPTH 256
 
 /* ---- field-table builders (types_*.c) ----
@@ -101,6 +102,13 @@ char *ocispec_yajl_message (const char *msg);
 /* 0; or -1 with PATH at the offending object and *MSG "duplicated key ...". */
 struct yajl_val_s;
 int ocispec_check_duplicates (struct yajl_val_s *v, ocispec_path *path, char **msg);
+
+/* tree.c: yajl_tree_parse (same nodes, settings and error text in EBUF) over LEN bytes,
+   with all the nodes in *ARENA (NULL on error), freed at once by ocispec_arena_free. */
+typedef struct ocispec_arena ocispec_arena;
+struct yajl_val_s *ocispec_tree_parse (const char *text, size_t len, char *ebuf, size_t ebuf_size,
+                                       ocispec_arena **arena);
+void ocispec_arena_free (ocispec_arena *a);
 
 /* ociVersion check: "1.x.y[-pre][+build]"; the error names PATH. */
 int ocispec_check_version (const char *v, const char *path, char **err);
