@@ -26,6 +26,11 @@ ocispec_prescan (const char *data, size_t len)
         return ocispec_strdup_printf ("invalid JSON: NUL byte at offset %zu", i);
       if (in_string)
         {
+          /* plain string bytes in a tight loop: most of a document */
+          while (ch != '"' && ch != '\\' && ch != '\0' && i + 1 < len)
+            ch = data[++i];
+          if (ch == '\0')
+            return ocispec_strdup_printf ("invalid JSON: NUL byte at offset %zu", i);
           if (ch == '"')
             in_string = false;
           else if (ch == '\\' && i + 1 < len)
