@@ -28,17 +28,6 @@ open_checked (const char *path, int flags, long magic)
   return fd;
 }
 
-/* Is W one of the comma-separated words of LIST? */
-static bool
-has_word (const char *list, const char *w)
-{
-  size_t n = strlen (w);
-  for (const char *p = list; p && *p; p = strchr (p, ','), p = p ? p + 1 : NULL)
-    if (strncmp (p, w, n) == 0 && (p[n] == ',' || p[n] == '\0'))
-      return true;
-  return false;
-}
-
 /* One "h CREATED NAME\tCONTROLLERS\tV2\tPATH" line of cgroup_serialize (). */
 static bool
 add_line (cgroup_join *j, const char *fs_root, char *line)
@@ -77,7 +66,7 @@ add_line (cgroup_join *j, const char *fs_root, char *line)
       fd = open_checked (tasks, O_WRONLY, CGROUP_SUPER_MAGIC);
       if (fd < 0)
         return false;
-      if (has_word (f[1], "memory"))
+      if (cgroup_has_controller (f[1], "memory"))
         j->memory_at = j->n_tasks;
       j->tasks[j->n_tasks++] = fd;
       return true;

@@ -87,7 +87,7 @@ cg_find (const cgroup_manager *m, const char *c)
   if (m->layout == CGROUP_LAYOUT_V2)
     return cg_unified (m);
   for (size_t i = 0; i < m->n; i++)
-    if (!m->h[i].v2 && cg_has_controller (m->h[i].controllers, c))
+    if (!m->h[i].v2 && cgroup_has_controller (m->h[i].controllers, c))
       return &m->h[i];
   return NULL;
 }
@@ -247,7 +247,7 @@ create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err 
           if (m->fake)
             fake_populate (h->dir);
           h->created = 1;
-          if (!h->v2 && cg_has_controller (h->controllers, "cpuset") && cg_v1_cpuset_init (m, h->dir, err) < 0)
+          if (!h->v2 && cgroup_has_controller (h->controllers, "cpuset") && cg_v1_cpuset_init (m, h->dir, err) < 0)
             return -1;
           return 0;
         }
@@ -285,7 +285,7 @@ create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err 
                 fake_populate (cur);
               if (h->created == 0)
                 h->created = ncomp - depth + 1;
-              if (!h->v2 && cg_has_controller (h->controllers, "cpuset"))
+              if (!h->v2 && cgroup_has_controller (h->controllers, "cpuset"))
                 {
                   if (cg_v1_cpuset_init (m, cur, err) < 0)
                     return -1;
@@ -420,7 +420,7 @@ cgroup_own_tasks_v1 (const cgroup_manager *m, const char *controller)
   for (size_t i = 0; i < m->n; i++)
     {
       const cg_hier *h = &m->h[i];
-      if (!h->v2 && h->own && cg_has_controller (h->controllers, controller) && strcmp (h->own, h->path) != 0)
+      if (!h->v2 && h->own && cgroup_has_controller (h->controllers, controller) && strcmp (h->own, h->path) != 0)
         return strcmp (h->own, "/") == 0 ? xasprintf ("%s/%s/tasks", m->fs_root, h->name)
                                          : xasprintf ("%s/%s%s/tasks", m->fs_root, h->name, h->own);
     }

@@ -52,6 +52,8 @@ const char *cgroup_path (const cgroup_manager *m);
    for the cgroup2 tree): differs from cgroup_path () only for relative cgroupsPaths,
    which are under the runtime's own cgroup of each hierarchy.  NULL if not joined. */
 const char *cgroup_path_in (const cgroup_manager *m, const char *hierarchy);
+/* Does the comma list CONTROLLERS ("cpu,cpuacct", "name=systemd") contain C? */
+bool cgroup_has_controller (const char *controllers, const char *c);
 /* The "tasks" file of the runtime's own cgroup in the v1 hierarchy of CONTROLLER
    ("memory"), malloc'd; NULL on v2, for a manager cgroup_load made, or when it is the
    container's cgroup itself. */

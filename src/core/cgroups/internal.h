@@ -49,8 +49,6 @@ int cg_read_own (const char *file, cg_own **out, size_t *n, ocisbx_err **err);
 void cg_own_free (cg_own *o, size_t n);
 /* The directory name under fs_root of a v1 hierarchy ("name=systemd" -> "systemd"). */
 char *cg_v1_dirname (const char *controllers);
-/* Does the comma list CONTROLLERS contain C? */
-bool cg_has_controller (const char *controllers, const char *c);
 
 /* ---- path.c ---- */
 /* Resolve linux.cgroupsPath into a cgroup path (always starting with "/", normalized).

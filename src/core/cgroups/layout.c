@@ -95,7 +95,7 @@ cg_v1_dirname (const char *controllers)
 }
 
 bool
-cg_has_controller (const char *controllers, const char *c)
+cgroup_has_controller (const char *controllers, const char *c)
 {
   size_t l = strlen (c);
   const char *p = controllers;

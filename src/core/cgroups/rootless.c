@@ -68,7 +68,7 @@ denied (const cgroup_manager *m, const char *c)
     return false;
   if (m->layout == CGROUP_LAYOUT_V2)
     return true;
-  return m->denied && cg_has_controller (m->denied, c);
+  return m->denied && cgroup_has_controller (m->denied, c);
 }
 
 static void
@@ -114,7 +114,7 @@ cg_rootless_resources (const cgroup_manager *m, const oci_resources *in, cg_root
       s->res.rdma = NULL;
       s->res.rdma_len = 0;
     }
-  if (s->res.unified.len && cg_unified (m) == NULL && m->denied && cg_has_controller (m->denied, "unified"))
+  if (s->res.unified.len && cg_unified (m) == NULL && m->denied && cgroup_has_controller (m->denied, "unified"))
     {
       warn_dropped (".linux.resources.unified", "cgroup2");
       memset (&s->res.unified, 0, sizeof s->res.unified);
