@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "core/features_list.h"
 #include "core/rootless.h"
+#include "core/utils.h"
 
 static const ocisbx_command commands[] = {
   { "create", cmd_create, "create a container" },
@@ -85,6 +86,7 @@ main (int argc, char **argv)
   };
   ocisbx_globals g = { .root = NULL, .log_fmt = LOG_FMT_TEXT, .rootless = "auto" };
   const char *log_format = "text";
+  cleanup_free char *default_root = NULL; /* g.root's storage when we chose it */
   ocisbx_err *err = NULL;
   int c;
 
@@ -141,10 +143,9 @@ main (int argc, char **argv)
   if (g.root == NULL)
     {
       /* A non-root user's containers live in a directory of its own (rootless.h). */
-      char *root = NULL;
-      if (rootless_default_root (getenv ("XDG_RUNTIME_DIR"), "/tmp", &root, &err) < 0)
+      if (rootless_default_root (getenv ("XDG_RUNTIME_DIR"), "/tmp", &default_root, &err) < 0)
         return cmd_fail (err);
-      g.root = root; /* lives until exit */
+      g.root = default_root;
     }
 
   if (optind >= argc)
