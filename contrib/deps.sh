@@ -1,12 +1,12 @@
 #!/bin/sh
 # Install what ocisbx needs to build and to run its tests, on Debian 12 (as root).
 #   contrib/deps.sh          build + demo dependencies
-#   contrib/deps.sh --tests  also the test suite's (bats, runc/crun as references, podman, conmon)
+#   contrib/deps.sh --tests  also the test suite's (bats, runc/crun as references, podman, conmon, catatonit)
 set -eu
 BUILD="build-essential autoconf automake libtool pkg-config libyajl-dev libseccomp-dev libcap-dev
        busybox-static python3 ca-certificates"
 TESTS="bats python3-jsonschema runc crun podman conmon uidmap iproute2 procps util-linux psmisc
-       btrfs-progs time acl"
+       btrfs-progs time acl catatonit slirp4netns"
 pkgs=$BUILD
 [ "${1:-}" = "--tests" ] && pkgs="$BUILD $TESTS"
 missing=""
