@@ -1,14 +1,30 @@
 #!/bin/sh
 # Install what ocisbx needs to build and to run its tests, on Debian 12 (as root).
-#   contrib/deps.sh          build + demo dependencies
-#   contrib/deps.sh --tests  also the test suite's (bats, runc/crun as references, podman, conmon, catatonit)
+#   contrib/deps.sh                 build + demo dependencies
+#   contrib/deps.sh --tests         also every package a test uses (bats, runc/crun as
+#                                   references, podman, conmon, catatonit, ...)
+#   contrib/deps.sh --list [--tests]  print the package names, install nothing
+# A test that needs a tool says so with requires_tool CMD PACKAGE (tests/helpers/common.bash);
+# tests/packaging.bats checks that every PACKAGE named there is in TESTS below.
 set -eu
 BUILD="build-essential autoconf automake libtool pkg-config libyajl-dev libseccomp-dev libcap-dev
        busybox-static python3 ca-certificates"
-TESTS="bats python3-jsonschema runc crun podman conmon uidmap iproute2 procps util-linux psmisc
-       btrfs-progs time acl catatonit slirp4netns"
+TESTS="bats python3-jsonschema golang-github-opencontainers-specs-dev runc crun podman conmon
+       catatonit slirp4netns uidmap iproute2 procps util-linux psmisc btrfs-progs time acl"
+tests=no list=no
+for a in "$@"; do
+  case "$a" in
+    --tests) tests=yes ;;
+    --list) list=yes ;;
+    *) echo "usage: $0 [--tests] [--list]" >&2; exit 2 ;;
+  esac
+done
 pkgs=$BUILD
-[ "${1:-}" = "--tests" ] && pkgs="$BUILD $TESTS"
+[ "$tests" = yes ] && pkgs="$BUILD $TESTS"
+if [ "$list" = yes ]; then
+  printf '%s\n' $pkgs
+  exit 0
+fi
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

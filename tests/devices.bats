@@ -75,8 +75,9 @@ ctr() {
 	mkdir -p "$BUNDLE/rootfs/sgid"
 	chown 0:5 "$BUNDLE/rootfs/sgid"
 	chmod 2775 "$BUNDLE/rootfs/sgid"
+	requires_tool setfacl acl
 	have_acl=0
-	if command -v setfacl >/dev/null && setfacl -d -m u::rw,g::-,o::- "$BUNDLE/rootfs/sgid" 2>/dev/null; then
+	if setfacl -d -m u::rw,g::-,o::- "$BUNDLE/rootfs/sgid" 2>/dev/null; then
 		have_acl=1
 	fi
 	config_add linux.devices '{"path":"/sgid/node","type":"c","major":1,"minor":3,"fileMode":438,"uid":0,"gid":0}'

@@ -521,6 +521,7 @@ CapAmb:	0000000000001000" ]
 }
 
 @test "--init: catatonit is pid 1 and forwards signals" {
+	requires_tool /usr/libexec/podman/catatonit catatonit
 	run pm_runq --rm --init "$PM_IMAGE" sh -c 'cat /proc/1/cmdline | tr "\0" " "; echo; echo "sh-pid:$$"'
 	echo "$output"
 	[ "$status" -eq 0 ]

@@ -14,6 +14,7 @@ RL_DIR_FILE="${BATS_FILE_TMPDIR:-/tmp}/rl_dir"
 
 setup_file() {
 	[ "$(id -u)" -eq 0 ] || skip "the rootless suite creates a user: run it as root"
+	requires_suite_tools
 	id "$RL_USER" >/dev/null 2>&1 || useradd -m -s /bin/sh "$RL_USER"
 	# idempotent subordinate ids (useradd may have added some itself)
 	grep -q "^$RL_USER:" /etc/subuid || echo "$RL_USER:100000:65536" >>/etc/subuid
@@ -111,8 +112,8 @@ bind_shared() {
 }
 
 requires_newuidmap() {
-	command -v newuidmap >/dev/null && command -v newgidmap >/dev/null ||
-		skip "newuidmap/newgidmap missing (apt-get install uidmap)"
+	requires_tool newuidmap uidmap
+	requires_tool newgidmap uidmap
 }
 
 # --- the basics -----------------------------------------------------------------------
@@ -413,7 +414,7 @@ pm_user() {
 }
 
 pm_setup() {
-	command -v podman >/dev/null || skip "podman is not installed"
+	requires_tool podman podman
 	requires_newuidmap
 	as_user mkdir -p "$TESTDIR/pm"
 	tar -C "$RL_DIR/rootfs" -cf "$TESTDIR/pm/rootfs.tar" .
@@ -452,7 +453,7 @@ pm_teardown() {
 }
 
 @test "rootless: podman with slirp4netns networking" {
-	command -v slirp4netns >/dev/null || skip "slirp4netns is not installed"
+	requires_tool slirp4netns slirp4netns
 	if ! as_user sh -c 'exec 3<>/dev/net/tun' 2>/dev/null; then
 		skip "slirp4netns cannot open /dev/net/tun as $RL_USER on this host ($(stat -c '%A %U' /dev/net/tun)); --network none is tested above"
 	fi

@@ -111,8 +111,8 @@ done" ]
 }
 
 @test "run: the rootfs is a btrfs subvolume" {
-	command -v mkfs.btrfs >/dev/null || skip "mkfs.btrfs is not installed (btrfs-progs)"
-	command -v btrfs >/dev/null || skip "btrfs is not installed (btrfs-progs)"
+	requires_tool mkfs.btrfs btrfs-progs
+	requires_tool btrfs btrfs-progs
 	grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null ||
 		skip "the kernel has no btrfs"
 	[ -e /dev/loop-control ] || skip "no loop devices (/dev/loop-control)"

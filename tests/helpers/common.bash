@@ -3,7 +3,12 @@
 #
 # Environment:
 #   OCI_RUNTIME     runtime binary under test (default: $OCISBX_BIN, else ../ocisbx)
-#   OCI_SCHEMA_DIR  OCI JSON schemas (default: ../../shared/oci-schema from tests/)
+#   OCI_SCHEMA_DIR  a runtime-spec checkout's schema/ (newer schemas, features-schema.json;
+#                   default: ../../shared/oci-schema from tests/ when it exists); the
+#                   config and state schemas also come from Debian (see schema_file)
+#   OCISBX_TESTS_ALL_DEPS=1  every tool a test requires must be there (requires_tool
+#                   fails instead of skipping): set by `contrib/quickstart.sh check`,
+#                   after contrib/deps.sh --tests installed them all
 #   BUSYBOX         static busybox for the test rootfs (default: /bin/busybox)
 #   PYTHON          python3 with jsonschema (default: /usr/bin/python3, else python3)
 #   RUNTIME_TIMEOUT seconds one runtime command may take (default: 30)
@@ -17,6 +22,8 @@
 HELPERS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 OCI_RUNTIME="${OCI_RUNTIME:-${OCISBX_BIN:-$BATS_TEST_DIRNAME/../ocisbx}}"
 OCI_SCHEMA_DIR="${OCI_SCHEMA_DIR:-$BATS_TEST_DIRNAME/../../shared/oci-schema}"
+# the runtime-spec schemas (config, state; 1.0.2+) of golang-github-opencontainers-specs-dev
+DEBIAN_SCHEMA_DIR=/usr/share/gocode/src/github.com/opencontainers/runtime-spec/schema
 BUSYBOX="${BUSYBOX:-/bin/busybox}"
 # Debian's python3 (with python3-jsonschema) starts faster than a pyenv shim
 if [ -z "${PYTHON:-}" ]; then
@@ -62,6 +69,35 @@ is_ocisbx() {
 
 requires_ocisbx() {
 	is_ocisbx || skip "ocisbx-only: $*"
+}
+
+# missing_dep WHAT PACKAGE: a test's dependency is not there: a skip naming the Debian
+# package, or (OCISBX_TESTS_ALL_DEPS=1) a failure.  tests/packaging.bats checks that
+# contrib/deps.sh --tests installs every PACKAGE named in a requires_* call.
+missing_dep() {
+	if [ "${OCISBX_TESTS_ALL_DEPS:-}" = 1 ]; then
+		echo "$1 is missing although contrib/deps.sh --tests ran: does Debian's $2 provide it?" >&2
+		return 1
+	fi
+	skip "$1 is not installed (Debian package $2; contrib/deps.sh --tests installs it)"
+}
+
+# requires_tool COMMAND PACKAGE: COMMAND (a name in PATH or an absolute path) is there.
+requires_tool() {
+	command -v "$1" >/dev/null || missing_dep "$1" "$2"
+}
+
+# requires_python_module MODULE PACKAGE: $PYTHON can import MODULE.
+requires_python_module() {
+	"$PYTHON" -c "import $1" 2>/dev/null || missing_dep "python3 module $1" "$2"
+}
+
+# requires_suite_tools: what the helpers themselves run (configs, rootfs, leftovers).
+requires_suite_tools() {
+	requires_tool "$PYTHON" python3
+	requires_tool "$BUSYBOX" busybox-static
+	requires_tool pgrep procps
+	requires_tool ps procps
 }
 
 # --- rootfs ---------------------------------------------------------------------
@@ -255,18 +291,49 @@ assert_nothing_left() {
 	[ -z "$left" ] || { echo "cgroups left: $left" >&2; return 1; }
 }
 
-# validate_json SCHEMA [FILE]: validates FILE (or stdin) against $OCI_SCHEMA_DIR/SCHEMA.
+# schema_file NAME: the path of the runtime-spec schema NAME (config-schema.json, ...):
+# from $OCI_SCHEMA_DIR when it has it, else from Debian's package.
+schema_file() {
+	local d
+	for d in "$OCI_SCHEMA_DIR" "$DEBIAN_SCHEMA_DIR"; do
+		[ -f "$d/$1" ] && { echo "$d/$1"; return 0; }
+	done
+	return 1
+}
+
+# requires_schema NAME...: the schemas (and python3-jsonschema) validate_json needs.
+# features-schema.json (runtime-spec 1.1) is not in Debian 12's package: without
+# OCI_SCHEMA_DIR its checks are skips.
+requires_schema() {
+	local name
+	requires_python_module jsonschema python3-jsonschema
+	for name in "$@"; do
+		schema_file "$name" >/dev/null && continue
+		case "$name" in
+		config-schema.json | state-schema.json)
+			requires_tool "$DEBIAN_SCHEMA_DIR/$name" golang-github-opencontainers-specs-dev ;;
+		*) skip "$name is not packaged by Debian 12: set OCI_SCHEMA_DIR to a runtime-spec (>= 1.1) checkout's schema/ (tried $OCI_SCHEMA_DIR)" ;;
+		esac
+	done
+}
+
+# validate_json SCHEMA [FILE]: validates FILE (or stdin) against the schema SCHEMA
+# (see schema_file; call requires_schema SCHEMA first).
 validate_json() {
-	"$PYTHON" "$HELPERS/validate_json.py" "$OCI_SCHEMA_DIR" "$@"
+	local path
+	path=$(schema_file "$1") || { echo "no schema $1" >&2; return 2; }
+	"$PYTHON" "$HELPERS/validate_json.py" "$(dirname "$path")" "$@"
 }
 
 # --- setup / teardown -----------------------------------------------------------
 
 common_setup_file() {
+	requires_suite_tools
 	setup_rootfs_cache
 }
 
 common_setup() {
+	requires_suite_tools
 	command -v "$OCI_RUNTIME" >/dev/null || {
 		echo "no runtime at '$OCI_RUNTIME': build it, or set OCI_RUNTIME (or OCISBX_BIN)" >&2
 		return 1

@@ -103,8 +103,9 @@ pm_cgroups() {
 
 # podman_setup_file: the suite's podman home and the busybox image.
 podman_setup_file() {
-	command -v podman >/dev/null || skip "podman is not installed"
-	command -v conmon >/dev/null || skip "conmon is not installed"
+	requires_suite_tools
+	requires_tool podman podman
+	requires_tool conmon conmon
 	# short: conmon's attach socket path must fit in a sockaddr_un
 	PM_DIR=$(mktemp -d /tmp/ocipm.XXXXXX)
 	PM_CGPARENT="/ocipm-${PM_DIR##*.}"

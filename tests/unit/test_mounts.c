@@ -679,7 +679,7 @@ test_rootfs_in_mount_ns (void)
 
   if (geteuid () != 0)
     {
-      fprintf (stderr, "  (not root: skipped)\n");
+      UNIT_SKIP ("needs root");
       return;
     }
   CHECK (scratch_make (&t, dir, "hostdir"));

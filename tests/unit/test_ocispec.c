@@ -55,20 +55,23 @@ read_case (const char *name, size_t *len)
   return data;
 }
 
-/* OCI_SCHEMA_DIR, else $OCISBX_SRCDIR/../shared/oci-schema; NULL (skip) otherwise. */
+/* The runtime-spec's example documents are not packaged by Debian: they are read from
+   $OCI_SCHEMA_DIR/test, else $OCISBX_SRCDIR/../shared/oci-schema/test.  Returns the
+   schema directory when its test/ is there, else NULL with *tried set (a skip). */
 static char *
-schema_dir (void)
+schema_dir (char **tried)
 {
   const char *env = getenv ("OCI_SCHEMA_DIR");
-  struct stat st;
-  if (env && *env)
-    return strdup (env);
   char *src = srcdir ();
-  char *p = ocispec_strdup_printf ("%s/../shared/oci-schema", src);
+  char *p = env && *env ? strdup (env) : ocispec_strdup_printf ("%s/../shared/oci-schema", src);
+  char *test = ocispec_strdup_printf ("%s/test", p);
+  struct stat st;
+  bool found = stat (test, &st) == 0 && S_ISDIR (st.st_mode);
   free (src);
-  if (stat (p, &st) == 0 && S_ISDIR (st.st_mode))
+  free (test);
+  if (found)
     return p;
-  free (p);
+  *tried = p;
   return NULL;
 }
 
@@ -649,14 +652,15 @@ test_schema_documents (void)
     { "state", &oci_state_type, "state" },
     { "features", &oci_features_type, "features" },
   };
-  char *dir = schema_dir ();
+  char *tried = NULL;
+  char *dir = schema_dir (&tried);
   size_t seen = 0, seen_expectations = 0;
 
   if (dir == NULL)
     {
-      fprintf (stderr, "#\n# SKIP: runtime-spec example documents not found: set OCI_SCHEMA_DIR (or "
-                       "OCISBX_SRCDIR with ../shared/oci-schema)\n#\n");
-      printf ("# SKIP schema example documents (no OCI_SCHEMA_DIR)\n");
+      UNIT_SKIP ("no runtime-spec example documents in %s/test (set OCI_SCHEMA_DIR to a "
+                 "runtime-spec checkout's schema/)", tried);
+      free (tried);
       return;
     }
   for (size_t k = 0; k < NELEMS (kinds); k++)
@@ -835,7 +839,7 @@ test_spec_command (void)
   const char *bin = getenv ("OCISBX_BIN");
   if (bin == NULL || access (bin, X_OK) != 0)
     {
-      printf ("# SKIP spec command (OCISBX_BIN not set)\n");
+      UNIT_SKIP ("OCISBX_BIN (the built ocisbx) is not set");
       return;
     }
   char dir[] = "/tmp/ocisbx-test-spec-XXXXXX";

@@ -1,5 +1,8 @@
-/* A tiny unit-test harness: TEST(name) functions registered by RUN(); output
-   ends with "N passed, N failed" and the exit code is non-zero on failure. */
+/* A tiny unit-test harness: test functions registered by UNIT_MAIN (T (fn), ...).
+   Its output is TAP (automake's tap-driver.sh reads it: each test PASS, FAIL or SKIP
+   by name), closed by "N passed, N failed, N skipped"; the exit code is non-zero on
+   failure.  A test that cannot check anything here calls UNIT_SKIP (reason) and
+   returns: it is reported as a skip with that reason, never as a pass. */
 #ifndef OCISBX_UNIT_H
 #define OCISBX_UNIT_H
 
@@ -8,6 +11,11 @@
 #include <string.h>
 
 static int unit_failed_checks;
+static char unit_skip_reason[256];
+
+/* UNIT_SKIP (fmt, ...): the current test is a skip, for the reason given (name the
+   missing thing and the Debian package that brings it).  The test then returns. */
+#define UNIT_SKIP(...) snprintf (unit_skip_reason, sizeof unit_skip_reason, __VA_ARGS__)
 
 #define CHECK(cond)                                                                                \
   do                                                                                               \
@@ -42,23 +50,32 @@ typedef struct
 static inline int
 unit_run (const unit_test *tests, size_t n)
 {
-  int passed = 0, failed = 0;
+  int passed = 0, failed = 0, skipped = 0;
+  printf ("1..%zu\n", n);
+  fflush (stdout);
   for (size_t i = 0; i < n; i++)
     {
       int before = unit_failed_checks;
+      unit_skip_reason[0] = '\0';
       tests[i].fn ();
-      if (unit_failed_checks == before)
-        {
-          passed++;
-          printf ("ok %zu - %s\n", i + 1, tests[i].name);
-        }
-      else
+      if (unit_failed_checks != before)
         {
           failed++;
           printf ("not ok %zu - %s\n", i + 1, tests[i].name);
         }
+      else if (unit_skip_reason[0])
+        {
+          skipped++;
+          printf ("ok %zu - %s # SKIP %s\n", i + 1, tests[i].name, unit_skip_reason);
+        }
+      else
+        {
+          passed++;
+          printf ("ok %zu - %s\n", i + 1, tests[i].name);
+        }
+      fflush (stdout);
     }
-  printf ("%d passed, %d failed\n", passed, failed);
+  printf ("# %d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed ? 1 : 0;
 }
 
