@@ -55,6 +55,19 @@ ctr() {
 	[ "${lines[1]}" = "/dev/pts devpts" ]
 }
 
+@test "read-only /dev: the devices and links are made, then /dev is read-only" {
+	config_add 'mounts[destination=/dev].options' '"ro"'
+	config_add linux.devices '{"path":"/dev/mychar","type":"c","major":1,"minor":5}'
+	ctr 'grep "^tmpfs /dev " /proc/mounts; echo x >/dev/null && echo null-ok; ls /dev/mychar; readlink /dev/stdin; touch /dev/new 2>/dev/null || echo ro-ok'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "tmpfs /dev tmpfs ro,"* ]]
+	[ "${lines[1]}" = null-ok ]
+	[ "${lines[2]}" = /dev/mychar ]
+	[ "${lines[3]}" = /proc/self/fd/0 ]
+	[[ "$output" == *ro-ok* ]]
+}
+
 @test "linux.devices: char, block and fifo nodes with fileMode, uid and gid" {
 	config_add linux.devices '{"path":"/dev/mychar","type":"c","major":1,"minor":5,"fileMode":416,"uid":1000,"gid":1001}'
 	config_add linux.devices '{"path":"/dev/myblock","type":"b","major":7,"minor":200,"fileMode":384,"uid":0,"gid":6}'

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# Mounts: root.readonly, binds, missing destinations, options, recursive attributes,
-# propagation, cgroup mounts, symlink escapes, no leftovers on the host.
+# Mounts: root.readonly, binds and their flags, missing destinations, options,
+# recursive attributes, propagation, cgroup mounts, symlink escapes, no leftovers on the
+# host.  The rootfs itself (rootfsPropagation, --no-pivot): rootfs.bats.
 
 load helpers/common
 
@@ -62,6 +63,48 @@ mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 	umount "$TESTDIR/src"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" /mnt ro,nosuid,nodev,noexec"* ]]
+}
+
+@test "bind atime flags: noatime, relatime, strictatime and nodiratime are applied, and kept with ro" {
+	for o in noatime relatime strictatime nodiratime; do
+		config_add mounts "{\"destination\":\"/$o\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"bind\",\"$o\"]}"
+		config_add mounts "{\"destination\":\"/$o-ro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"bind\",\"$o\",\"ro\"]}"
+	done
+	ctr "awk '\$5 ~ /^\/[a-z]*atime(-ro)?\$/ {print \$5, \$6}' /proc/self/mountinfo"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "/noatime rw,noatime" ]
+	[ "${lines[1]}" = "/noatime-ro ro,noatime" ]
+	[ "${lines[2]}" = "/relatime rw,relatime" ]
+	[ "${lines[3]}" = "/relatime-ro ro,relatime" ]
+	[ "${lines[4]}" = "/strictatime rw" ]
+	[ "${lines[5]}" = "/strictatime-ro ro" ]
+	[ "${lines[6]}" = "/nodiratime rw,nodiratime,relatime" ]
+	[ "${lines[7]}" = "/nodiratime-ro ro,nodiratime,relatime" ]
+}
+
+# ro_source: $TESTDIR/rosrc, a read-only bind of the writable $TESTDIR/rwsrc (the file
+# system itself stays writable: only the mount is read-only).
+ro_source() {
+	mkdir -p "$TESTDIR/rwsrc" "$TESTDIR/rosrc"
+	chmod 777 "$TESTDIR/rwsrc"
+	mount --bind "$TESTDIR/rwsrc" "$TESTDIR/rosrc"
+	mount -o remount,bind,ro "$TESTDIR/rosrc"
+}
+
+@test "bind of a read-only source with other flags but no ro: read-write, as runc (mount --bind -o)" {
+	ro_source
+	config_add mounts "{\"destination\":\"/plain\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"rbind\",\"rprivate\"]}"
+	config_add mounts "{\"destination\":\"/flags\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"bind\",\"nosuid\",\"nodev\",\"rprivate\"]}"
+	config_add mounts "{\"destination\":\"/atime\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"bind\",\"noatime\"]}"
+	ctr "$(mi /plain) | cut -d' ' -f6; $(mi /flags) | cut -d' ' -f6; $(mi /atime) | cut -d' ' -f6; touch /flags/written"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# a bind without flags keeps the source's, ro included
+	[ "${lines[0]}" = ro,relatime ]
+	[ "${lines[1]}" = rw,nosuid,nodev,relatime ]
+	[ "${lines[2]}" = rw,noatime ]
+	[ -e "$TESTDIR/rwsrc/written" ]
 }
 
 @test "missing destinations are created inside the rootfs: a directory and a file" {
@@ -128,6 +171,21 @@ mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 	[[ "${lines[1]}" == *" /stack/inner ro,"*"size=2048k"* ]]
 }
 
+@test "read-only tmpfs: later mounts inside it and tmpcopyup still work, then it is read-only" {
+	mkdir -p "$BUNDLE/rootfs/etc/seed"
+	echo seeded >"$BUNDLE/rootfs/etc/seed/file"
+	config_add mounts '{"destination":"/ro","type":"tmpfs","source":"tmpfs","options":["ro","size=1m"]}'
+	config_add mounts '{"destination":"/ro/inner/deep","type":"tmpfs","source":"tmpfs","options":["size=2m"]}'
+	config_add mounts '{"destination":"/etc/seed","type":"tmpfs","source":"tmpfs","options":["ro","tmpcopyup"]}'
+	ctr "$(mi /ro); cat /etc/seed/file; touch /ro/inner/deep/x && echo inner-rw; touch /ro/x 2>/dev/null || echo ro-ok"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *" /ro ro,"*"size=1024k"* ]]
+	[ "${lines[1]}" = seeded ]
+	[ "${lines[2]}" = inner-rw ]
+	[[ "$output" == *ro-ok* ]]
+}
+
 @test "ro vs rro: only the recursive form makes submounts read-only" {
 	mkdir -p "$SHARED/sub"
 	mount -t tmpfs tmpfs "$SHARED/sub"
@@ -159,32 +217,6 @@ mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 	[[ "${lines[0]}" == *" shared:"* ]]
 	[[ "${lines[1]}" != *" shared:"* ]]
 	[[ "${lines[1]}" != *" master:"* ]]
-}
-
-@test "rootfsPropagation: rslave makes / a slave of the host, rprivate cuts it off" {
-	# the rootfs must sit on a shared mount for the difference to show
-	mount --bind "$BUNDLE" "$BUNDLE"
-	mount --make-shared "$BUNDLE"
-	config_set linux.rootfsPropagation '"rslave"'
-	ctr "$(mi /)"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *" master:"* ]]
-	config_set linux.rootfsPropagation '"rprivate"'
-	ctr "$(mi /)"
-	leaked=$(grep -c " $BUNDLE/rootfs/" /proc/self/mountinfo || true)
-	umount -l "$BUNDLE"
-	[ "$status" -eq 0 ]
-	[ "$leaked" -eq 0 ]
-	[[ "$output" != *" master:"* ]]
-	[[ "$output" != *" shared:"* ]]
-}
-
-@test "no_pivot: --no-pivot runs in the rootfs too" {
-	set_args sh -c 'ls /bin/busybox && touch /x'
-	run runtime run --no-pivot -b "$BUNDLE" "$CID" </dev/null
-	[ "$status" -ne 0 ]
-	[[ "$output" == */bin/busybox* ]]
-	[[ "$output" == *"Read-only file system"* ]]
 }
 
 @test "cgroup mount: the hierarchies, read-only" {

@@ -372,6 +372,73 @@ mount_filesystem (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o
   return err_set (err, e, "mount %s `%s`", type ? type : "(no type)", m->destination);
 }
 
+/* procfs and sysfs: a symlink in the rootfs must not decide where they go (the masked
+   and read-only paths would miss them), as in runc. */
+static bool
+needs_plain_directory (const char *type)
+{
+  return type && (strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0);
+}
+
+static bool
+is_root (int rootfd, int fd)
+{
+  struct stat a, b;
+  return fstat (rootfd, &a) == 0 && fstat (fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* A read-only tmpfs, and a read-only /dev, are mounted writable and made read-only by
+   mounts_finalize (as runc does): the devices and links, later mounts inside them and
+   tmpcopyup write there first. */
+static bool
+readonly_later (const oci_mount *m, const mount_opts *o)
+{
+  if (!(o->flags & MS_RDONLY))
+    return false;
+  if (!mount_is_bind (m) && m->type && strcmp (m->type, "tmpfs") == 0)
+    return true;
+  return mounts_dest_is (m, "/dev");
+}
+
+/* The per-mount flags of a bind that has some among its options: those asked, the
+   others kept from the source, except ro: read-write unless `ro` is there (runc's
+   "mount --bind -o" reading).  In a user namespace the kernel locks the flags the
+   source had: a locked ro then stays, and an explicit change of a locked flag fails,
+   saying so. */
+static int
+remount_bind_flags (int top, const mount_opts *o, bool userns, const char *dest, ocisbx_err **err)
+{
+  unsigned long set = o->flags & MS_PER_MOUNT;
+  struct statvfs sv;
+  unsigned long src;
+
+  if (!(set & MS_RDONLY) && !(o->cleared & MS_RDONLY))
+    {
+      ocisbx_err *e = NULL;
+      if (mount_remount_bind (top, set, o->cleared | MS_RDONLY, o->atime_set, dest, &e) == 0)
+        return 0;
+      if (e->errnum != EPERM || !userns)
+        {
+          *err = e;
+          return -1;
+        }
+      err_free (e); /* a locked ro: kept */
+    }
+  if (mount_remount_bind (top, set, o->cleared, o->atime_set, dest, err) == 0)
+    return 0;
+  if ((*err)->errnum != EPERM || !userns || fstatvfs (top, &sv) < 0)
+    return -1;
+  src = statvfs_to_ms (sv.f_flag);
+  err_freep (err);
+  return err_set (err, EPERM,
+                  "remount `%s`: a user namespace locks the flags of the source (%s%s%s%s%s,%s): the "
+                  "options cannot change them",
+                  dest, src & MS_RDONLY ? "ro" : "rw", src & MS_NOSUID ? ",nosuid" : "",
+                  src & MS_NODEV ? ",nodev" : "", src & MS_NOEXEC ? ",noexec" : "",
+                  src & MS_NODIRATIME ? ",nodiratime" : "",
+                  src & MS_NOATIME ? "noatime" : src & MS_STRICTATIME ? "strictatime" : "relatime");
+}
+
 static bool
 on_procfs (int fd)
 {
@@ -394,6 +461,8 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
   idmapped = o.idmap || o.ridmap || m->uid_mappings_len || m->gid_mappings_len;
   if (bind)
     o.flags |= MS_BIND;
+  if (readonly_later (m, &o))
+    o.flags &= ~MS_RDONLY;
 
   if (bind)
     {
@@ -406,9 +475,15 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
       if (!S_ISDIR (st.st_mode))
         kind = PATHRES_FILE;
     }
+  if (!bind && needs_plain_directory (m->type) && pathres_has_symlink (rootfd, m->destination))
+    return err_set (err, ELOOP, "`%s` is a symlink in the rootfs: filesystem \"%s\" must be mounted on ordinary directory",
+                    m->destination, m->type);
   dstfd = pathres_create (rootfd, m->destination, kind, kind == PATHRES_DIR ? 0755 : 0644, err);
   if (dstfd < 0)
     return -1;
+  if (is_root (rootfd, dstfd))
+    return err_set (err, EINVAL, "`%s` resolves to the root of the container: a mount there would hide the rootfs",
+                    m->destination);
   if (on_procfs (dstfd))
     {
       /* A symlink in the rootfs must not smuggle a mount into /proc either. */
@@ -456,9 +531,7 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
       && mount_copyup (dstfd, top, o.data, err) < 0)
     return err_wrap (err, "`%s`", m->destination);
   if (bind && ((o.flags | o.cleared) & MS_PER_MOUNT)
-      && mount_remount_bind (top, o.flags & MS_PER_MOUNT, o.cleared, o.atime_set, m->destination,
-                             err)
-             < 0)
+      && remount_bind_flags (top, &o, ctx->userns, m->destination, err) < 0)
     return -1;
   for (size_t i = 0; i < o.n_propagation; i++)
     {
@@ -479,6 +552,25 @@ mounts_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
   for (size_t i = 0; i < cfg->mounts_len; i++)
     if (mount_one (ctx, rootfd, &cfg->mounts[i], err) < 0)
       return err_wrap (err, "mounts[%zu]", i);
+  return 0;
+}
+
+int
+mounts_finalize (const oci_config *cfg, int rootfd, ocisbx_err **err)
+{
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    {
+      const oci_mount *m = &cfg->mounts[i];
+      cleanup_mount_opts mount_opts o;
+      cleanup_close int fd = -1;
+
+      mount_opts_parse (m->options, m->options_len, &o);
+      if (!readonly_later (m, &o))
+        continue;
+      fd = pathres_open (rootfd, m->destination, err);
+      if (fd < 0 || mount_remount_bind (fd, MS_RDONLY, 0, false, m->destination, err) < 0)
+        return err_wrap (err, "mounts[%zu]: read-only", i);
+    }
   return 0;
 }
 

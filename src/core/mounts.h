@@ -47,6 +47,9 @@
 
 /* Mount every cfg->mounts[i] into ROOTFD (the rootfs, already bound onto itself). */
 int mounts_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
+/* After pivot_root (ROOTFD is "/"): the read-only tmpfs mounts and a read-only /dev,
+   mounted writable by mounts_setup, become read-only. */
+int mounts_finalize (const oci_config *cfg, int rootfd, ocisbx_err **err);
 
 /* Is /proc/self/fd there to name fds in mount(2)?  (Not after pivot_root into a
    rootfs without /proc: the primitives below then use the new mount API.) */

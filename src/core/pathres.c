@@ -254,6 +254,29 @@ pathres_create (int rootfd, const char *path, pathres_create_kind kind, mode_t m
   return err_errno (err, errno, "open", path);
 }
 
+bool
+pathres_has_symlink (int rootfd, const char *path)
+{
+  cleanup_free char *clean = pathres_clean (path);
+  cleanup_close int cur = openat (rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  char *save = NULL;
+
+  for (char *comp = strtok_r (clean, "/", &save); comp && cur >= 0; comp = strtok_r (NULL, "/", &save))
+    {
+      int next = openat (cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      struct stat st;
+
+      if (next >= 0 && fstat (next, &st) == 0 && S_ISLNK (st.st_mode))
+        {
+          close (next);
+          return true;
+        }
+      close (cur);
+      cur = next; /* -1 (missing): nothing further can be a symlink yet */
+    }
+  return false;
+}
+
 char *
 pathres_clean (const char *path)
 {

@@ -36,6 +36,9 @@ int pathres_create (int rootfd, const char *path, pathres_create_kind kind, mode
 /* The walk alone, no openat2: the fallback, exported for the unit tests. */
 int pathres_walk (int rootfd, const char *path, pathres_create_kind kind, mode_t mode, ocisbx_err **err);
 
+/* Is any existing component of PATH (cleaned lexically, taken from ROOTFD) a symlink? */
+bool pathres_has_symlink (int rootfd, const char *path);
+
 /* "/proc/self/fd/N" into BUF (at least PATHRES_FD_PATH_MAX bytes); returns BUF. */
 #define PATHRES_FD_PATH_MAX 32
 char *pathres_fd_path (int fd, char *buf);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -63,8 +64,9 @@ rootfs_setup (const rootfs_ctx *ctx_in, ocisbx_err **err)
   unsigned long prop = root_propagation (ctx->cfg);
   cleanup_close int rootfd = -1;
 
-  /* Nothing done below may propagate back to the host. */
-  if (mount (NULL, "/", NULL, MS_REC | (prop ? prop & ~MS_REC : MS_PRIVATE), NULL) < 0)
+  /* Nothing done below may propagate back to the host.  An unbindable root comes at
+     the end (rootfs_finalize): the rootfs could not be bound onto itself. */
+  if (mount (NULL, "/", NULL, MS_REC | (prop & (MS_SHARED | MS_SLAVE) ? prop & ~MS_REC : MS_PRIVATE), NULL) < 0)
     return err_set (err, errno, "rootfs: set propagation of /");
   if (prop & MS_SHARED)
     {
@@ -122,9 +124,62 @@ pivot (const char *rootfs, ocisbx_err **err)
   return 0;
 }
 
+/* Is the mountinfo LINE a whole procfs or sysfs (its root "/") outside ROOTFS?  Its
+   mount point goes to MP (PATH_MAX bytes; mountinfo's \040 escapes are left: such a
+   path fails with ENOENT and is skipped). */
+static bool
+host_pseudo_fs (const char *line, const char *rootfs, char *mp)
+{
+  char root[PATH_MAX], type[32];
+  const char *sep = strstr (line, " - ");
+  size_t n = strlen (rootfs);
+
+  if (sep == NULL || sscanf (line, "%*s %*s %*s %4095s %4095s", root, mp) != 2
+      || sscanf (sep + 3, "%31s", type) != 1)
+    return false;
+  if (strcmp (root, "/") != 0 || (strcmp (type, "proc") != 0 && strcmp (type, "sysfs") != 0))
+    return false;
+  return !(strncmp (mp, rootfs, n) == 0 && (mp[n] == '/' || mp[n] == '\0'));
+}
+
+/* Without pivot_root the old root stays underneath, with the host's /proc and /sys:
+   a full procfs anywhere in the mount namespace lets a nested user namespace mount a
+   fresh, unmasked one.  Detach them (slave first: nothing may propagate to the host),
+   or cover them where the kernel locks them (a user namespace), as runc does. */
+static int
+hide_host_pseudo_fs (const char *rootfs, ocisbx_err **err)
+{
+  cleanup_fclose FILE *f = fopen ("/proc/self/mountinfo", "re");
+  cleanup_free char *line = NULL;
+  size_t cap = 0;
+
+  if (f == NULL)
+    return err_set (err, errno, "open /proc/self/mountinfo");
+  while (getline (&line, &cap, f) > 0)
+    {
+      char mp[PATH_MAX];
+
+      if (!host_pseudo_fs (line, rootfs, mp))
+        continue;
+      if (mount (NULL, mp, NULL, MS_SLAVE | MS_REC, NULL) < 0)
+        {
+          if (errno == ENOENT)
+            continue; /* under one detached already */
+          return err_set (err, errno, "make `%s` slave", mp);
+        }
+      if (umount2 (mp, MNT_DETACH) == 0)
+        continue;
+      if ((errno != EINVAL && errno != EPERM) || mount ("tmpfs", mp, "tmpfs", MS_RDONLY, NULL) < 0)
+        return err_set (err, errno, "hide the host's `%s`", mp);
+    }
+  return 0;
+}
+
 static int
 move_root (const char *rootfs, ocisbx_err **err)
 {
+  if (hide_host_pseudo_fs (rootfs, err) < 0)
+    return -1;
   if (chdir (rootfs) < 0)
     return err_set (err, errno, "chdir `%s`", rootfs);
   if (mount (rootfs, "/", NULL, MS_MOVE, NULL) < 0)
@@ -156,7 +211,8 @@ rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err)
   /* sysctls first: the read-only paths below usually include /proc/sys. */
   if (sysctl_apply (cfg, err) < 0)
     return err_wrap (err, "rootfs");
-  if (paths_readonly (cfg, rootfd, err) < 0 || paths_mask (cfg, rootfd, err) < 0)
+  if (paths_readonly (cfg, rootfd, err) < 0 || paths_mask (cfg, rootfd, err) < 0
+      || mounts_finalize (cfg, rootfd, err) < 0)
     return err_wrap (err, "rootfs");
   if (cfg->root && cfg->root->readonly
       && mount_remount_bind (rootfd, MS_RDONLY, 0, false, "/", err) < 0)
@@ -197,6 +253,9 @@ validate_mount (const oci_config *cfg, size_t i, ocisbx_err **err)
     return err_set (err, 0, "config.json: .mounts[%zu].destination: \"%s\" is not an absolute path", i,
                     m->destination ? m->destination : "");
   clean = pathres_clean (m->destination);
+  if (strcmp (clean, "/") == 0)
+    return err_set (err, 0, "config.json: .mounts[%zu].destination: \"%s\" is the root of the container: a mount "
+                            "there would hide the rootfs", i, m->destination);
   if (!rootfs_proc_dest_allowed (clean, bind ? NULL : m->type))
     return err_set (err, 0, "config.json: .mounts[%zu].destination: \"%s\" cannot be mounted: it is inside /proc",
                     i, m->destination);

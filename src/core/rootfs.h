@@ -5,9 +5,11 @@
  *                      order (destinations resolved inside the rootfs), /dev and devices,
  *                      /dev/console
  *   -- createContainer hooks run here (container namespaces, before pivot_root) --
- *   rootfs_pivot ()    pivot_root into the rootfs (or MS_MOVE + chroot with no_pivot), chdir /
- *   rootfs_finalize () linux.sysctl (sysctl.h), read-only paths, masked paths, root.readonly,
- *                      rootfsPropagation
+ *   rootfs_pivot ()    pivot_root into the rootfs (or, with no_pivot, the host's procfs and
+ *                      sysfs detached, MS_MOVE + chroot), chdir /
+ *   rootfs_finalize () linux.sysctl (sysctl.h), read-only paths, masked paths, the
+ *                      read-only tmpfs and /dev mounts (writable until now),
+ *                      root.readonly, rootfsPropagation
  */
 #ifndef OCISBX_ROOTFS_H
 #define OCISBX_ROOTFS_H

@@ -172,6 +172,20 @@ bind_shared() {
 	config_add mounts "{\"destination\":\"${1:-/mnt}\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":$opts}"
 }
 
+# use_userns: a new user namespace mapping ids 0-65535 to the host's 100000-165535,
+# and the rootfs moved where those ids can reach it and owned by them (bats' temp dir
+# is root's alone): $USERNS_DIR/rootfs.  The teardown removes $USERNS_DIR.
+use_userns() {
+	USERNS_DIR=$(mktemp -d /tmp/ocit-userns.XXXXXX)
+	chmod 755 "$USERNS_DIR"
+	mv "$BUNDLE/rootfs" "$USERNS_DIR/rootfs"
+	chown -R -h 100000:100000 "$USERNS_DIR/rootfs"
+	config_set root.path "\"$USERNS_DIR/rootfs\""
+	config_add linux.namespaces '{"type":"user"}'
+	config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+}
+
 # --- state ----------------------------------------------------------------------
 
 # json_field KEY [FILE]: prints KEY of a JSON object (stdin by default).
@@ -378,6 +392,12 @@ common_teardown() {
 	done
 	for mp in $(cgroup_dirs | sort -r); do rmdir "$mp" 2>/dev/null || true; done
 	rm -rf --one-file-system "$TESTDIR" 2>/dev/null || true
+	if [ -n "${USERNS_DIR:-}" ]; then
+		for mp in $(awk -v d="$USERNS_DIR/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo | sort -r); do
+			umount -l "$mp" 2>/dev/null || true
+		done
+		rm -rf --one-file-system "$USERNS_DIR" 2>/dev/null || true
+	fi
 	return 0
 }
 
