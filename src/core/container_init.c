@@ -204,6 +204,8 @@ init_setup (init_state *s, ocisbx_err **err)
     return err_set (err, errno, "unshare the cgroup namespace");
   if (set_names (cfg, err) < 0 || new_keyring (c, err) < 0)
     return -1;
+  if ((c->ns.new_flags & CLONE_NEWNET) && ns_loopback_up (err) < 0)
+    return -1;
 
   if (rootfs_setup (&c->rctx, err) < 0)
     return -1;

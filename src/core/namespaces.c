@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/nsfs.h>
+#include <net/if.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -352,5 +354,25 @@ ns_write_id_maps (pid_t pid, const oci_id_mapping *uids, size_t n_uids, const oc
     return err_wrap (err, "user namespace: linux.uidMappings");
   if (write_map (pid, "gid_map", gids, n_gids, err) < 0)
     return err_wrap (err, "user namespace: linux.gidMappings");
+  return 0;
+}
+
+int
+ns_loopback_up (ocisbx_err **err)
+{
+  struct ifreq ifr;
+  cleanup_close int fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+  if (fd < 0)
+    return err_set (err, errno, "network namespace: socket");
+  memset (&ifr, 0, sizeof ifr);
+  strcpy (ifr.ifr_name, "lo");
+  if (ioctl (fd, SIOCGIFFLAGS, &ifr) < 0)
+    return err_set (err, errno, "network namespace: flags of lo");
+  if (ifr.ifr_flags & IFF_UP)
+    return 0;
+  ifr.ifr_flags |= IFF_UP;
+  if (ioctl (fd, SIOCSIFFLAGS, &ifr) < 0)
+    return err_set (err, errno, "network namespace: bring lo up");
   return 0;
 }

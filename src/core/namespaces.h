@@ -77,6 +77,9 @@ pid_t ns_clone (int flags, int cgroup_fd, int *pidfd, ocisbx_err **err);
    new namespaces the clone could not give (not pid: see container.c). */
 int ns_join (const ns_plan *plan, ocisbx_err **err);
 
+/* Child, in its new network namespace: the loopback interface up (as runc and crun). */
+int ns_loopback_up (ocisbx_err **err);
+
 /* Parent: write /proc/PID/{uid,gid}_map; DENY_SETGROUPS writes "deny" to setgroups first. */
 int ns_write_id_maps (pid_t pid, const oci_id_mapping *uids, size_t n_uids, const oci_id_mapping *gids,
                       size_t n_gids, bool deny_setgroups, ocisbx_err **err);
