@@ -122,3 +122,28 @@ ctr() {
 		[[ "$output" == *'"net.ipv4.ip_forward" needs the network namespace'* ]]
 	fi
 }
+
+@test "sysctl: kernel.hostname conflicts with .hostname, refused naming both" {
+	config_set linux.sysctl '{"kernel.hostname":"other"}'
+	snapshot_host
+	ctr 'cat /proc/sys/kernel/hostname'
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *kernel.hostname*hostname* ]]
+	if is_ocisbx; then
+		[[ "$output" == *'config.json: .linux.sysctl: "kernel.hostname" conflicts with .hostname ("runc")'* ]]
+	fi
+	assert_nothing_left
+}
+
+@test "sysctl: kernel.domainname conflicts with .domainname, refused naming both" {
+	requires_ocisbx "runc 1.1 lets the sysctl win (crun refuses it too)"
+	config_set domainname '"example.org"'
+	config_set linux.sysctl '{"kernel.domainname":"other"}'
+	snapshot_host
+	ctr 'cat /proc/sys/kernel/domainname'
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'config.json: .linux.sysctl: "kernel.domainname" conflicts with .domainname ("example.org")'* ]]
+	assert_nothing_left
+}

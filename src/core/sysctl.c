@@ -62,6 +62,21 @@ has_namespace (const oci_config *cfg, const char *type)
   return false;
 }
 
+/* kernel.hostname and kernel.domainname set what .hostname and .domainname set: both
+   with different values is a conflict (refused, as runc and crun do). */
+static int
+uts_conflict (const oci_config *cfg, const char *key, const char *value, ocisbx_err **err)
+{
+  cleanup_free char *k = dotted (key);
+  bool host = strcmp (k, "kernel.hostname") == 0;
+  const char *field = host ? cfg->hostname : cfg->domainname;
+
+  if (field == NULL || field[0] == '\0' || (value && strcmp (value, field) == 0))
+    return 0;
+  return err_set (err, 0, "config.json: .linux.sysctl: \"%s\" conflicts with .%s (\"%s\"): set it in one place",
+                  key, host ? "hostname" : "domainname", field);
+}
+
 int
 sysctl_validate (const oci_config *cfg, ocisbx_err **err)
 {
@@ -85,6 +100,8 @@ sysctl_validate (const oci_config *cfg, ocisbx_err **err)
                         "config.json: .linux.sysctl: \"%s\" needs the %s namespace in "
                         ".linux.namespaces",
                         key, ns_names[ns]);
+      if (ns == NS_UTS && uts_conflict (cfg, key, m->values[i], err) < 0)
+        return -1;
     }
   return 0;
 }
