@@ -429,3 +429,138 @@ assert d["cpu"]["usage"]["total"] > 0, d["cpu"]'
 	cat "$TESTDIR/events"
 	grep -q '"type":"oom"\|"type": "oom"' "$TESTDIR/events"
 }
+
+# create_killed_at_mkdir N [OPTION...]: create $CID killed by SIGKILL when it enters its
+# Nth mkdir (2): the cgroup directories, made one per hierarchy with mkdir (2), and
+# nothing else of ocisbx's create uses that call.
+create_killed_at_mkdir() {
+	local n=$1
+	shift
+	run strace -f -o /dev/null -e trace=mkdir -e inject=mkdir:signal=KILL:when="$n" \
+		"$OCI_RUNTIME" --root "$ROOT" create -b "$BUNDLE" "$@" "$CID" </dev/null
+	[ "$status" -ne 0 ]
+}
+
+@test "create killed while it makes its cgroups: delete --force removes them, a new container of that id owns nothing old" {
+	requires_ocisbx "kills ocisbx at its 4th cgroup mkdir (runc 1.1 makes cgroups another way and leaves them)"
+	command -v strace >/dev/null || skip "strace is not installed"
+	set_args sleep 100
+	create_killed_at_mkdir 4
+	[ "$(cgroup_dirs | wc -l)" -eq 3 ] # three hierarchies done
+	runtime delete --force "$CID"
+	[ -z "$(cgroup_dirs)" ]
+	[ -z "$(state_entries)" ]
+	# killed again at its first mkdir, then deleted without --force: nothing was made
+	create_killed_at_mkdir 1
+	[ -z "$(cgroup_dirs)" ]
+	runtime delete "$CID"
+	[ -z "$(state_entries)" ]
+	# the id is clean: a new container's delete leaves nothing
+	create_started
+	runtime delete --force "$CID"
+	[ -z "$(cgroup_dirs)" ]
+}
+
+@test "create killed while it makes parent cgroups: delete removes the levels it made, not those that were there" {
+	requires_ocisbx "kills ocisbx at a chosen cgroup mkdir (runc 1.1 makes cgroups another way and leaves them)"
+	command -v strace >/dev/null || skip "strace is not installed"
+	config_set linux.cgroupsPath "\"/$CID/pod/c\""
+	mkdir -p "/sys/fs/cgroup/memory/$CID"
+	set_args sleep 100
+	# four mkdir calls per hierarchy (the leaf, ENOENT; then each level, EEXIST for the
+	# memory one): killed at the very last, the leaf of the last hierarchy
+	create_killed_at_mkdir $((4 * $(all_cg_dirs $$ | wc -l)))
+	[ "$(find /sys/fs/cgroup/*/"$CID" -maxdepth 2 -name c | wc -l)" -eq $(($(all_cg_dirs $$ | wc -l) - 1)) ]
+	runtime delete --force "$CID"
+	[ "$(cgroup_dirs)" = "/sys/fs/cgroup/memory/$CID" ]
+	rmdir "/sys/fs/cgroup/memory/$CID"
+}
+
+# make_pod: a parent cgroup /$CID-pod made with mkdir alone in every hierarchy (as
+# runc's tests and some engines do): a v1 cpuset level made so has no cpus and mems.
+make_pod() {
+	local d
+	for d in $(all_cg_dirs $$); do
+		d=${d%"$(cg_rel_of_dir "$d")"}
+		mkdir -p "$d/$CID-pod"
+	done
+	config_set linux.cgroupsPath "\"/$CID-pod/c\""
+}
+
+# cg_rel_of_dir DIR: the part of an all_cg_dirs entry after the hierarchy's mount point.
+cg_rel_of_dir() {
+	local d=$1 m
+	for m in /sys/fs/cgroup/unified /sys/fs/cgroup/*; do
+		if [ "${d#"$m"/}" != "$d" ] || [ "$d" = "$m" ]; then
+			echo "${d#"$m"}"
+			return
+		fi
+	done
+}
+
+@test "cgroupsPath: under a pod parent made with mkdir alone (empty v1 cpuset), the container runs" {
+	make_pod
+	set_args sleep 100
+	create_started
+	pid=$(container_pid "$CID")
+	[ "$(cg_rel memory "$pid")" = "/$CID-pod/c" ]
+	if ! is_v2; then
+		[ -n "$(cat "/sys/fs/cgroup/cpuset/$CID-pod/c/cpuset.cpus")" ]
+		[ -n "$(cat "/sys/fs/cgroup/cpuset/$CID-pod/c/cpuset.mems")" ]
+	fi
+}
+
+@test "update: a cpu period under a pod parent with its own cpu limit (v1)" {
+	is_v2 && skip "cgroup v1 cpu controller"
+	make_pod
+	echo 50000 >"/sys/fs/cgroup/cpu/$CID-pod/cpu.cfs_quota_us"
+	config_set linux.resources.cpu '{"shares": 100, "quota": 500000, "period": 1000000}'
+	set_args sleep 100
+	create_started
+	# above the pod's 50%: refused
+	run runtime update --cpu-quota 600000 "$CID"
+	[ "$status" -ne 0 ]
+	# 30% with a shorter period: the quota goes first, then the period
+	runtime update --cpu-period 10000 --cpu-quota 3000 "$CID"
+	[ "$(cat "/sys/fs/cgroup/cpu/$CID-pod/c/cpu.cfs_quota_us")" = 3000 ]
+	[ "$(cat "/sys/fs/cgroup/cpu/$CID-pod/c/cpu.cfs_period_us")" = 10000 ]
+}
+
+# rt_group_sched: the kernel has real-time group scheduling (cpu.rt_runtime_us, v1).
+rt_group_sched() { ! is_v2 && [ -e "$(cg_dir cpu $$)/cpu.rt_runtime_us" ]; }
+
+@test "cpu: realtimeRuntime and realtimePeriod on the default cgroup path, on create and update (v1)" {
+	rt_group_sched || skip "no real-time group scheduling (cgroup v2, or no CONFIG_RT_GROUP_SCHED)"
+	config_set linux.resources.cpu '{"realtimeRuntime": 10000, "realtimePeriod": 1000000}'
+	set_args sleep 100
+	create_started
+	d=$(cg_dir cpu "$(container_pid "$CID")")
+	[ "$(cat "$d/cpu.rt_runtime_us")" = 10000 ]
+	[ "$(cat "$d/cpu.rt_period_us")" = 1000000 ]
+	runtime update --cpu-rt-runtime 30000 "$CID"
+	[ "$(cat "$d/cpu.rt_runtime_us")" = 30000 ]
+}
+
+@test "cpu: levels the runtime makes above a container get its real-time budget, and give it back (v1)" {
+	requires_ocisbx "runc 1.1 gives no budget to the levels it makes above the container"
+	rt_group_sched || skip "no real-time group scheduling (cgroup v2, or no CONFIG_RT_GROUP_SCHED)"
+	local top
+	top="$(cg_dir cpu $$)"
+	top="${top%"$(cg_rel cpu $$)"}"
+	before=$(cat "$top/ocisbx/cpu.rt_runtime_us" 2>/dev/null || echo 0)
+	config_set linux.resources.cpu '{"realtimeRuntime": 20000, "realtimePeriod": 500000}'
+	set_args sleep 100
+	create_started
+	[ "$(cat "$top/ocisbx/$CID/cpu.rt_runtime_us")" = 20000 ]
+	[ "$(cat "$top/ocisbx/cpu.rt_runtime_us")" -ge $((before + 40000)) ]
+	# a new path, three levels made: each gets the share of 40000 us per second
+	config_set linux.cgroupsPath "\"/$CID-rt/a/c\""
+	create_container "$CID-2"
+	[ "$(cat "$top/$CID-rt/cpu.rt_runtime_us")" = 40000 ]
+	[ "$(cat "$top/$CID-rt/a/cpu.rt_runtime_us")" = 40000 ]
+	runtime delete --force "$CID-2"
+	[ ! -e "$top/$CID-rt" ]
+	# the budget returns to the host when the container goes
+	runtime delete --force "$CID"
+	[ "$(cat "$top/ocisbx/cpu.rt_runtime_us")" = "$before" ]
+}

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup_record.h"
 #include "dmz.h"
 #include "foreground.h"
 #include "hooks.h"
@@ -251,6 +252,8 @@ setup_cgroups (create_ctx *c, ocisbx_err **err)
     .devices = lx ? lx->devices : NULL,
     .devices_len = lx ? lx->devices_len : 0,
     .rootless = c->o->rootless,
+    .record = cgroup_record_write,
+    .record_arg = &c->lockfd,
   };
   if (cgroup_setup (&cc, &c->cgroup, err) < 0)
     return err_wrap (err, "cgroups");

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
 
+#include "cgroup_record.h"
 #include "hooks.h"
 #include "log.h"
 #include "utils.h"
@@ -300,6 +301,8 @@ container_delete (const char *root, const char *id, bool force, ocisbx_err **err
           && (force || (faccessat (o.dirfd, STATE_FILE, F_OK, 0) < 0 && errno == ENOENT)))
         {
           err_freep (err);
+          if (container_cgroups_cleanup_at (o.dirfd, err) < 0)
+            return err_wrap (err, "delete `%s`", id);
           return state_dir_remove (o.rootfd, id, err);
         }
       /* As runc: --force of a container that is already gone succeeds, so that the

@@ -222,6 +222,7 @@ state_dir_remove (int rootfd, const char *id, ocisbx_err **err)
       {
         unlinkat (dir, STATE_FILE, 0);
         unlinkat (dir, STATE_FIFO, 0);
+        unlinkat (dir, STATE_CGROUPS, 0);
         if (unlinkat (rootfd, id, AT_REMOVEDIR) == 0)
           return 0;
       }

@@ -4,6 +4,8 @@
  *                           commands that change the container
  *   <root>/<id>/state.json  container_state below, written once by create (atomically)
  *   <root>/<id>/exec.fifo   while the init waits for `start`
+ *   <root>/<id>/cgroups     the cgroups create makes, recorded before it makes them
+ *                           (cgroup_record.h)
  *
  * and the status of a container, derived from the init's /proc entry (start time
  * against pid reuse), the fifo and the freezer.
@@ -21,6 +23,7 @@
 #define STATE_ROOT_DEFAULT "/run/ocisbx"
 #define STATE_FILE "state.json"
 #define STATE_FIFO "exec.fifo"
+#define STATE_CGROUPS "cgroups"
 #define STATE_ID_MAX 1024
 
 typedef enum container_status

@@ -273,9 +273,10 @@ tagged_pids() {
 # state_entries: what the runtime keeps under $ROOT (nothing for no containers).
 state_entries() { ls -A "$ROOT" 2>/dev/null || true; }
 
-# cgroup_dirs: cgroup directories named after this test's containers.
+# cgroup_dirs: cgroup directories named after this test's containers, and those below.
 cgroup_dirs() {
-	find /sys/fs/cgroup/ -maxdepth 5 -type d \( -name "$CID" -o -name "$CID-*" \) 2>/dev/null || true
+	find /sys/fs/cgroup/ -maxdepth 6 -type d \( -name "$CID" -o -name "$CID-*" -o -path "*/$CID/*" \
+		-o -path "*/$CID-*/*" \) 2>/dev/null || true
 }
 
 # test_mounts: mounts of this namespace that involve the test's dirs (as mount

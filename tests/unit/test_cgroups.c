@@ -302,6 +302,93 @@ test_v1_create_remove (void)
   fx_free (&f);
 }
 
+/* The creation record: written before the first mkdir with the levels that do not
+   exist yet, rewritten only when what was made differs. */
+typedef struct
+{
+  char *text[4];
+  size_t n;
+  const char *race_root;
+} records;
+
+static int
+record_cb (void *arg, const char *serialized, ocisbx_err **err)
+{
+  records *r = arg;
+  (void) err;
+  CHECK (r->n < 4);
+  if (r->n < 4)
+    r->text[r->n++] = xstrdup (serialized);
+  return 0;
+}
+
+static int
+record_race (void *arg, const char *serialized, ocisbx_err **err)
+{
+  records *r = arg;
+  if (r->n == 0)
+    mkdirs (r->race_root, "pids/c2");
+  return record_cb (arg, serialized, err);
+}
+
+static int
+record_fail (void *arg, const char *serialized, ocisbx_err **err)
+{
+  (void) arg;
+  (void) serialized;
+  return err_set (err, ENOSPC, "record");
+}
+
+static void
+test_creation_record (void)
+{
+  records r = { 0 };
+  cg_fx f;
+
+  fx_make (&f, v1_tree ("/none", false), CGROUP_LAYOUT_V1, "c1", "/pod/c1", NULL);
+  mkdirs (f.root, "memory/pod");
+  f.cc.record = record_fail;
+  CHECK (fx_setup (&f) < 0);
+  CHECK (!exists (f.root, "pids/pod")); /* nothing made without a record */
+  f.cc.record = record_cb;
+  f.cc.record_arg = &r;
+  CHECK (fx_setup (&f) == 0);
+  CHECK (r.n == 1); /* the plan came true: written once */
+  CHECK (r.n >= 1 && strstr (r.text[0], "h 2 pids\tpids\t0\t/pod/c1\n"));
+  CHECK (r.n >= 1 && strstr (r.text[0], "h 1 memory\tmemory\t0\t/pod/c1\n"));
+  if (f.m)
+    {
+      char *ser = cgroup_serialize (f.m);
+      CHECK_STR (r.n >= 1 ? r.text[0] : NULL, ser);
+      free (ser);
+      /* the plan is enough to remove what was made, and only that */
+      cgroup_manager *m2 = NULL;
+      CHECK (r.n >= 1 && cgroup_load (f.root, r.text[0], &m2, &f.err) == 0);
+      if (m2)
+        CHECK (cgroup_destroy (m2, &f.err) == 0);
+      cgroup_manager_free (m2);
+      err_freep (&f.err);
+      CHECK (!exists (f.root, "pids/pod") && !exists (f.root, "memory/pod/c1") && exists (f.root, "memory/pod"));
+    }
+  for (size_t i = 0; i < r.n; i++)
+    free (r.text[i]);
+  fx_free (&f);
+
+  /* another create makes a planned level between the plan and our mkdir: the
+     record is rewritten without it */
+  memset (&r, 0, sizeof r);
+  fx_make (&f, v1_tree ("/none", false), CGROUP_LAYOUT_V1, "c2", "/c2", NULL);
+  f.cc.record = record_race;
+  f.cc.record_arg = &r;
+  r.race_root = f.root;
+  CHECK (fx_setup (&f) == 0);
+  CHECK (r.n == 2);
+  CHECK (r.n == 2 && strstr (r.text[0], "h 1 pids\tpids\t0\t/c2\n") && strstr (r.text[1], "h 0 pids\tpids\t0\t/c2\n"));
+  for (size_t i = 0; i < r.n; i++)
+    free (r.text[i]);
+  fx_free (&f);
+}
+
 static void
 expect_error (const char *root, cgroup_layout layout, const char *own, const char *json, const char *path,
               const char *needle)
@@ -821,6 +908,6 @@ test_stats_fake (void)
   fx_free (&f);
 }
 
-UNIT_MAIN (T (test_paths), T (test_conversions), T (test_v1_resources), T (test_v1_create_remove),
+UNIT_MAIN (T (test_paths), T (test_conversions), T (test_v1_resources), T (test_v1_create_remove), T (test_creation_record),
            T (test_v1_errors), T (test_v1_update), T (test_v1_update_devices), T (test_v1_device_model), T (test_v2_resources), T (test_v2_errors), T (test_ebpf_logic),
            T (test_hybrid_fake), T (test_hybrid_hugetlb_unified), T (test_stats_fake))

@@ -253,7 +253,11 @@ create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err 
         }
       if (errno == EEXIST)
         {
+          /* someone else's cgroup (a pod's, the engine's): joinable once its cpuset
+             has cpus and mems */
           h->created = 0;
+          if (!h->v2 && cgroup_has_controller (h->controllers, "cpuset"))
+            return cg_v1_cpuset_init (m, h->dir, err);
           return 0;
         }
     }
@@ -309,6 +313,33 @@ create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err 
         }
       if (!lost_race)
         return 0;
+    }
+}
+
+/* The creation plan: each hierarchy's CREATED is the number of trailing levels of its
+   path that do not exist yet, which create_one will make.  Written down (cc->record)
+   before the first mkdir, it lets a clean-up after a create killed at any point remove
+   exactly those, and never a level that was there before: see cgroup_record.h.  A level
+   another create makes between the plan and our mkdir is recorded as ours until the
+   record is rewritten after create_one; two containers racing for one leaf is the
+   only way that matters. */
+static void
+plan_created (cgroup_manager *m)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      cg_hier *h = &m->h[i];
+      cleanup_free char *dir = xstrdup (h->dir);
+      unsigned depth = 0;
+
+      for (const char *c = h->path; *c; c++)
+        depth += *c == '/' && c[1] != '\0';
+      h->created = 0;
+      while (h->created < depth && !is_dir (dir))
+        {
+          h->created++;
+          *strrchr (dir, '/') = '\0';
+        }
     }
 }
 
@@ -368,6 +399,7 @@ int
 cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
 {
   cleanup_manager cgroup_manager *m = xmalloc0 (sizeof *m);
+  cleanup_free char *plan = NULL;
   cg_rootless_storage rs;
 
   m->fs_root = xstrdup (cc->fs_root ? cc->fs_root : CG_DEFAULT_ROOT);
@@ -384,6 +416,13 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
   for (size_t i = 0; i < m->n; i++)
     set_dir (m, &m->h[i]);
   pick_path (m);
+  if (cc->record)
+    {
+      plan_created (m);
+      plan = cgroup_serialize (m);
+      if (cc->record (cc->record_arg, plan, err) < 0)
+        return -1;
+    }
 
   for (size_t i = 0; i < m->n; i++)
     if (create_one (m, &m->h[i], cc->resources, err) < 0)
@@ -398,6 +437,12 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
         i--;
       }
   pick_path (m);
+  if (plan)
+    {
+      cleanup_free char *made = cgroup_serialize (m);
+      if (strcmp (made, plan) != 0 && cc->record (cc->record_arg, made, err) < 0)
+        goto fail;
+    }
   if (apply_resources (m, cg_rootless_resources (m, cc->resources, &rs), cc->devices, cc->devices_len, false,
                        err)
       < 0)
@@ -566,6 +611,8 @@ cgroup_destroy (cgroup_manager *m, ocisbx_err **err)
       cleanup_err ocisbx_err *e = NULL;
       if (&m->h[i] == u)
         continue;
+      if (!m->fake && cgroup_has_controller (m->h[i].controllers, "cpu"))
+        cg_v1_rt_release (m, &m->h[i]);
       if (cg_remove_hier (m, &m->h[i], ret == 0 ? err : &e) < 0)
         ret = -1;
     }

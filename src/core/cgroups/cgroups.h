@@ -40,6 +40,11 @@ typedef struct cgroup_config
   size_t devices_len;
   bool rootless; /* unprivileged: a hierarchy we may not write is skipped (error only if
                     resources need it); no device cgroup */
+  /* The creation record (cgroup_record.h): called with the serialized manager naming
+     the levels of each hierarchy that do not exist yet, BEFORE the first mkdir, and
+     again if what was made differs; an error stops the setup.  NULL: no record. */
+  int (*record) (void *arg, const char *serialized, ocisbx_err **err);
+  void *record_arg;
 } cgroup_config;
 
 /* Detect the layout, create the cgroups, apply the resources. */

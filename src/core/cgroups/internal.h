@@ -105,8 +105,9 @@ const oci_resources *cg_rootless_resources (const cgroup_manager *m, const oci_r
 int cg_rootless_enter (cgroup_manager *m, size_t i, ocisbx_err **err);
 
 /* ---- v1.c / v2.c ---- */
-/* A new v1 cpuset cgroup DIR gets its parent's cpus and mems (it cannot take tasks
-   while they are empty). */
+/* A v1 cpuset cgroup DIR with empty cpus or mems gets them from its parent, which
+   gets them from above first if it has none (a cgroup cannot take tasks while they
+   are empty). */
 int cg_v1_cpuset_init (const cgroup_manager *m, const char *dir, ocisbx_err **err);
 /* Set cgroup.clone_children of the v1 cpuset cgroup DIR, which the runtime created
    (best effort): its new children then get its cpus and mems from the kernel. */
@@ -122,6 +123,19 @@ bool cg_v2_available (const cgroup_manager *m, const cg_hier *h, const char *c);
    of H's cgroup, at the levels where it is not enabled yet. */
 int cg_v2_enable_down (const cgroup_manager *m, const cg_hier *h, const char *c, ocisbx_err **err);
 int cg_v1_freeze (cgroup_manager *m, cg_hier *h, bool freeze, ocisbx_err **err);
+
+/* ---- rt.c: the real-time budget of the levels the runtime owns above a container ---- */
+/* The kernel's to_ratio () (runtime -1: unlimited), and the smallest runtime with a
+   share of at least RATIO in PERIOD. */
+uint64_t cg_rt_ratio (int64_t runtime, uint64_t period);
+uint64_t cg_rt_runtime_for (uint64_t ratio, uint64_t period);
+/* Raise the owned levels above the cpu cgroup H so that a share of RUNTIME per PERIOD
+   fits in it. */
+int cg_v1_rt_make_room (const cgroup_manager *m, const cg_hier *h, int64_t runtime, uint64_t period,
+                        ocisbx_err **err);
+/* Before H's cgroup is removed: give back its share (when we made it) and lower the
+   owned levels above it to what their other children need (best effort). */
+void cg_v1_rt_release (const cgroup_manager *m, const cg_hier *h);
 int cg_v2_freeze (cgroup_manager *m, cg_hier *h, bool freeze, ocisbx_err **err);
 
 /* ---- resources ---- */

@@ -132,6 +132,46 @@ memory_v1 (cgroup_manager *m, const oci_memory *mem, bool update, ocisbx_err **e
   return 0;
 }
 
+/* realtimePeriod and realtimeRuntime, after making room for them in the levels above
+   (rt.c).  A write refused for want of room is tried again: another container may have
+   taken or given back budget meanwhile. */
+static int
+rt_v1 (cgroup_manager *m, const oci_cpu *cpu, ocisbx_err **err)
+{
+  const char *vp = NULL, *vr = NULL;
+  const cg_hier *h = cg_find (m, "cpu");
+  char b1[32], b2[32];
+
+  if (cpu->realtime_period && *cpu->realtime_period != 0)
+    snprintf (b1, sizeof b1, "%" PRIu64, *cpu->realtime_period), vp = b1;
+  if (cpu->realtime_runtime && *cpu->realtime_runtime != 0)
+    snprintf (b2, sizeof b2, "%" PRId64, *cpu->realtime_runtime), vr = b2;
+  if (vp == NULL && vr == NULL)
+    return 0;
+  for (int attempt = 0;; attempt++)
+    {
+      int64_t runtime = vr ? *cpu->realtime_runtime : 0;
+      uint64_t period = vp ? *cpu->realtime_period : 0;
+      uint64_t cur;
+      cleanup_err ocisbx_err *e = NULL;
+
+      if (h && vr == NULL && cg_read_u64 (h, "cpu.rt_runtime_us", &cur, &e) == 0)
+        runtime = (int64_t) cur;
+      if (h && vp == NULL && cg_read_u64 (h, "cpu.rt_period_us", &cur, &e) == 0)
+        period = cur;
+      err_freep (&e);
+      if (h && runtime != 0 && period != 0 && cg_v1_rt_make_room (m, h, runtime, period, err) < 0)
+        return err_wrap (err, F "cpu.realtimeRuntime");
+      if (set_pair (m, "cpu", "cpu.rt_period_us", vp, F "cpu.realtimePeriod", "cpu.rt_runtime_us", vr,
+                    F "cpu.realtimeRuntime", false, err)
+          == 0)
+        return 0;
+      if ((*err)->errnum != EINVAL || attempt == 2)
+        return -1;
+      err_freep (err);
+    }
+}
+
 static int
 cpu_v1 (cgroup_manager *m, const oci_cpu *cpu, ocisbx_err **err)
 {
@@ -161,16 +201,8 @@ cpu_v1 (cgroup_manager *m, const oci_cpu *cpu, ocisbx_err **err)
       if (cg_set (m, "cpu", "cpu.cfs_burst_us", buf, *cpu->burst == 0, F "cpu.burst", err) < 0)
         return -1;
     }
-  {
-    const char *vp = NULL, *vr = NULL;
-    if (cpu->realtime_period && *cpu->realtime_period != 0)
-      snprintf (b1, sizeof b1, "%" PRIu64, *cpu->realtime_period), vp = b1;
-    if (cpu->realtime_runtime && *cpu->realtime_runtime != 0)
-      snprintf (b2, sizeof b2, "%" PRId64, *cpu->realtime_runtime), vr = b2;
-    if (set_pair (m, "cpu", "cpu.rt_period_us", vp, F "cpu.realtimePeriod", "cpu.rt_runtime_us", vr,
-                  F "cpu.realtimeRuntime", false, err) < 0)
-      return -1;
-  }
+  if (rt_v1 (m, cpu, err) < 0)
+    return -1;
   return cg_set_cpu_common (m, cpu, err);
 }
 

@@ -10,44 +10,52 @@
 #include "../utils.h"
 #include "internal.h"
 
+/* FILE ("cpuset.cpus", "cpuset.mems") of the v1 cpuset cgroup DIR, filled from the
+   level above when empty: a cgroup cannot take tasks while either is empty (ENOSPC).
+   As runc, an empty level above is filled first, up to one that has a value: a pod
+   parent someone made with mkdir alone gets its cpus and mems too.  *VAL: the value,
+   "" when DIR is no cpuset cgroup (the hierarchy's mount point has been passed). */
 static int
-copy_from_parent (const cgroup_manager *m, const char *dir, const char *file, ocisbx_err **err)
+fill_from_above (const cgroup_manager *m, const char *dir, const char *file, char **val, ocisbx_err **err)
 {
   cleanup_free char *mine = xasprintf ("%s/%s", dir, file);
-  cleanup_free char *parent = NULL;
-  cleanup_free char *cur = NULL;
-  cleanup_free char *val = NULL;
+  cleanup_free char *parent = xstrdup (dir);
+  cleanup_free char *above = NULL;
   cleanup_err ocisbx_err *e = NULL;
   char *slash;
 
-  if (read_file_at (AT_FDCWD, mine, &cur, NULL, &e) < 0)
-    return 0; /* no such file: nothing to initialise */
-  if (cur[0] != '\0' && cur[0] != '\n')
+  if (read_file_at (AT_FDCWD, mine, val, NULL, &e) < 0)
+    {
+      *val = xstrdup ("");
+      return 0;
+    }
+  (*val)[strcspn (*val, "\n")] = '\0';
+  if ((*val)[0] != '\0')
     return 0;
-  parent = xstrdup (dir);
   slash = strrchr (parent, '/');
-  if (slash == NULL)
+  if (slash == NULL || slash == parent)
     return 0;
   *slash = '\0';
-  {
-    cleanup_free char *pf = xasprintf ("%s/%s", parent, file);
-    if (read_file_at (AT_FDCWD, pf, &val, NULL, err) < 0)
-      return err_wrap (err, "cgroups: cpuset");
-  }
-  val[strcspn (val, "\n")] = '\0';
-  if (val[0] == '\0')
+  if (fill_from_above (m, parent, file, &above, err) < 0)
+    return -1;
+  if (above[0] == '\0')
     return 0;
-  if (cg_write_file (m, mine, val, err) < 0)
+  if (cg_write_file (m, mine, above, err) < 0)
     return err_wrap (err, "cgroups: cpuset");
+  free (*val);
+  *val = steal_ptr (&above);
   return 0;
 }
 
 int
 cg_v1_cpuset_init (const cgroup_manager *m, const char *dir, ocisbx_err **err)
 {
-  if (copy_from_parent (m, dir, "cpuset.cpus", err) < 0)
+  cleanup_free char *cpus = NULL;
+  cleanup_free char *mems = NULL;
+
+  if (fill_from_above (m, dir, "cpuset.cpus", &cpus, err) < 0)
     return -1;
-  return copy_from_parent (m, dir, "cpuset.mems", err);
+  return fill_from_above (m, dir, "cpuset.mems", &mems, err);
 }
 
 void
