@@ -98,7 +98,29 @@ static const ocispec_field memory_fields[] = {
   F_BOOL ("useHierarchy", oci_memory, use_hierarchy, OCISPEC_F_PTR),
   F_BOOL ("checkBeforeUpdate", oci_memory, check_before_update, OCISPEC_F_PTR),
 };
-static const ocispec_type memory_type = OCISPEC_TYPE (oci_memory, memory_fields, NULL);
+/* A limit of the resources: a number, or -1 for none (the spec's words for the memory
+   limits and pids.limit; the kernel's for cpu.quota and realtimeRuntime).  Other
+   negative numbers mean nothing: refused, not taken as -1. */
+static int
+check_limit (char **err, const char *path, const char *field, const int64_t *v)
+{
+  if (v && *v < -1)
+    return ocispec_fail (err, path, ".%s: %lld is not a limit (a number, or -1 for unlimited)", field,
+                         (long long) *v);
+  return 0;
+}
+
+static int
+validate_memory (void *obj, const char *path, char **err)
+{
+  const oci_memory *m = obj;
+  if (check_limit (err, path, "limit", m->limit) < 0 || check_limit (err, path, "reservation", m->reservation) < 0
+      || check_limit (err, path, "swap", m->swap) < 0 || check_limit (err, path, "kernel", m->kernel) < 0
+      || check_limit (err, path, "kernelTCP", m->kernel_tcp) < 0)
+    return -1;
+  return 0;
+}
+static const ocispec_type memory_type = OCISPEC_TYPE (oci_memory, memory_fields, validate_memory);
 
 static const ocispec_field cpu_fields[] = {
   F_NUM ("shares", OCISPEC_UINT64, oci_cpu, shares, OCISPEC_F_PTR),
@@ -111,12 +133,25 @@ static const ocispec_field cpu_fields[] = {
   F_STR ("mems", oci_cpu, mems, 0),
   F_NUM ("idle", OCISPEC_INT64, oci_cpu, idle, OCISPEC_F_PTR),
 };
-static const ocispec_type cpu_type = OCISPEC_TYPE (oci_cpu, cpu_fields, NULL);
+static int
+validate_cpu (void *obj, const char *path, char **err)
+{
+  const oci_cpu *c = obj;
+  if (check_limit (err, path, "quota", c->quota) < 0 || check_limit (err, path, "realtimeRuntime", c->realtime_runtime) < 0)
+    return -1;
+  return 0;
+}
+static const ocispec_type cpu_type = OCISPEC_TYPE (oci_cpu, cpu_fields, validate_cpu);
 
 static const ocispec_field pids_fields[] = {
   F_NUM ("limit", OCISPEC_INT64, oci_pids, limit, OCISPEC_F_REQUIRED),
 };
-static const ocispec_type pids_type = OCISPEC_TYPE (oci_pids, pids_fields, NULL);
+static int
+validate_pids (void *obj, const char *path, char **err)
+{
+  return check_limit (err, path, "limit", &((const oci_pids *) obj)->limit);
+}
+static const ocispec_type pids_type = OCISPEC_TYPE (oci_pids, pids_fields, validate_pids);
 
 static const ocispec_field weight_device_fields[] = {
   F_NUM ("major", OCISPEC_INT64, oci_weight_device, major, OCISPEC_F_REQUIRED),

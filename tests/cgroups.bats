@@ -119,7 +119,7 @@ mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_byt
 	pid=$(container_pid "$CID")
 	mapfile -t dirs < <(all_cg_dirs "$pid")
 	runtime delete --force "$CID"
-	! kill -0 "$pid" 2>/dev/null
+	wait_pid_gone "$pid"
 	for d in "${dirs[@]}"; do [ ! -e "$d" ]; done
 }
 
@@ -379,6 +379,7 @@ unified_hugetlb() {
 }
 
 @test "update: device rules change on a running container without ever denying a device it keeps" {
+	requires_ocisbx "runc 1.1's update ignores resources.devices"
 	is_v2 && skip "cgroup v1 devices files (v2 replaces an eBPF program atomically)"
 	# the process opens /dev/null without pause while the rules change 20 times
 	set_args sh -c 'while :; do : </dev/null || echo DENIED >>/dev/shm/log; done'
@@ -390,7 +391,7 @@ unified_hugetlb() {
 		echo "$with" | runtime update --resources - "$CID"
 		grep -qx 'c 10:200 rwm' "$(cg_dir devices "$pid")/devices.list"
 		echo "$without" | runtime update --resources - "$CID"
-		! grep -q '^c 10:200 ' "$(cg_dir devices "$pid")/devices.list"
+		! grep -q '^c 10:200 ' "$(cg_dir devices "$pid")/devices.list" || false
 	done
 	grep -qx 'c 1:3 rwm' "$(cg_dir devices "$pid")/devices.list"
 	run runtime exec "$CID" sh -c 'cat /dev/shm/log 2>/dev/null; echo end'
@@ -563,4 +564,213 @@ rt_group_sched() { ! is_v2 && [ -e "$(cg_dir cpu $$)/cpu.rt_runtime_us" ]; }
 	# the budget returns to the host when the container goes
 	runtime delete --force "$CID"
 	[ "$(cat "$top/ocisbx/cpu.rt_runtime_us")" = "$before" ]
+}
+
+@test "create: a pre-existing frozen cgroup is refused at once, not waited for" {
+	local d state
+	config_set linux.cgroupsPath "\"/$CID-frozen\""
+	if is_v2; then
+		d="/sys/fs/cgroup/$CID-frozen" state=1
+		mkdir "$d"
+		echo 1 >"$d/cgroup.freeze"
+	else
+		d="/sys/fs/cgroup/freezer/$CID-frozen" state=FROZEN
+		mkdir "$d"
+		echo FROZEN >"$d/freezer.state"
+	fi
+	set_args true
+	RUNTIME_TIMEOUT=20 run create_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
+	[[ "$output" == *"container's cgroup unexpectedly frozen"* ]]
+	RUNTIME_TIMEOUT=20 run runtime run -b "$BUNDLE" "$CID-2"
+	[ "$status" -ne 0 ] && [ "$status" -ne 124 ]
+	[[ "$output" == *"container's cgroup unexpectedly frozen"* ]]
+	if is_v2; then echo 0 >"$d/cgroup.freeze"; else echo THAWED >"$d/freezer.state"; fi
+	[ -z "$(state_entries)" ]
+}
+
+@test "resources: unified on cgroup v1 (or hybrid) is an invalid configuration" {
+	is_v2 && skip "cgroup v2 takes unified resources"
+	config_set linux.resources.unified '{"memory.min": "131072"}'
+	set_args true
+	run create_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"invalid configuration"* ]]
+	[ -z "$(cgroup_dirs)" ]
+}
+
+@test "devices: a node from linux.devices is not allowed in the device cgroup when resources.devices denies it" {
+	config_set linux.resources.devices '[{"allow": false, "access": "rwm"}]'
+	config_add linux.devices '{"path": "/dev/kmsg", "type": "c", "major": 1, "minor": 11}'
+	for set in bounding effective permitted; do config_add "process.capabilities.$set" '"CAP_SYSLOG"'; done
+	set_args sleep 100
+	create_started
+	[ -c "/proc/$(container_pid "$CID")/root/dev/kmsg" ]
+	run runtime exec "$CID" sh -c 'head -n 1 /dev/kmsg'
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	run runtime exec "$CID" sh -c 'echo x >/dev/kmsg'
+	[ "$status" -ne 0 ]
+	# an update of other resources leaves the device rules alone
+	runtime update --pids-limit 42 "$CID"
+	run runtime exec "$CID" sh -c 'head -n 1 /dev/kmsg'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Operation not permitted"* ]]
+	if ! is_v2; then
+		! grep -q '^c 1:11 ' "$(cg_dir devices "$(container_pid "$CID")")/devices.list" || false
+	fi
+}
+
+@test "devices: the defaults allow null, zero, full, tty, random, urandom, ptmx and pts, not the console" {
+	is_v2 && skip "cgroup v1 devices.list (v2: an eBPF program)"
+	config_set linux.resources.devices '[{"allow": false, "access": "rwm"}]'
+	set_args sleep 100
+	create_started
+	list=$(cat "$(cg_dir devices "$(container_pid "$CID")")/devices.list")
+	echo "$list"
+	for d in 'c 1:3' 'c 1:5' 'c 1:7' 'c 5:0' 'c 1:8' 'c 1:9' 'c 5:2' 'c 136:\*'; do
+		grep -qx "$d rwm" <<<"$list"
+	done
+	grep -qx 'c \*:\* m' <<<"$list"
+	grep -qx 'b \*:\* m' <<<"$list"
+	! grep -q '^c 5:1 ' <<<"$list" || false
+	run runtime exec "$CID" sh -c 'echo x >/dev/null && head -c 1 /dev/zero | wc -c && head -c 1 /dev/urandom | wc -c'
+	[ "$status" -eq 0 ]
+}
+
+@test "update: device rules switch between deny-all and allow-all both ways, with a device denied (v1)" {
+	requires_ocisbx "runc 1.1's update ignores resources.devices"
+	is_v2 && skip "cgroup v1 devices files (v2 replaces an eBPF program)"
+	config_add linux.devices '{"path": "/dev/kmsg", "type": "c", "major": 1, "minor": 11}'
+	set_args sleep 100
+	create_started
+	list="$(cg_dir devices "$(container_pid "$CID")")/devices.list"
+	echo '{"devices": [{"allow": true, "access": "rwm"}]}' | runtime update -r - "$CID"
+	[ "$(cat "$list")" = "a *:* rwm" ]
+	runtime exec "$CID" sh -c 'echo ocisbx-test >/dev/kmsg'
+	echo '{"devices": [{"allow": true, "access": "rwm"}, {"allow": false, "type": "c", "major": 1, "minor": 11, "access": "rwm"}]}' |
+		runtime update -r - "$CID"
+	run runtime exec "$CID" sh -c 'echo ocisbx-test >/dev/kmsg'
+	[[ "$output" == *"Operation not permitted"* ]]
+	run runtime exec "$CID" sh -c 'echo x >/dev/null'
+	[ "$status" -eq 0 ]
+	echo '{"devices": [{"allow": false, "access": "rwm"}]}' | runtime update -r - "$CID"
+	grep -qx 'c 1:3 rwm' "$list"
+	! grep -q '^a ' "$list" || false
+	# a sub-cgroup (systemd or nested containers do that): changes within deny-all work,
+	# a switch of the default is refused by the kernel, and the error says why
+	mkdir "$(dirname "$list")/sub"
+	echo '{"devices": [{"allow": false, "access": "rwm"}, {"allow": true, "type": "c", "major": 10, "minor": 200, "access": "rwm"}]}' |
+		runtime update -r - "$CID"
+	grep -qx 'c 10:200 rwm' "$list"
+	run runtime update -r - "$CID" <<<'{"devices": [{"allow": true, "access": "rwm"}]}'
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"sub-cgroups"* ]]
+	rmdir "$(dirname "$list")/sub"
+}
+
+@test "resources: a negative limit other than -1 is refused, naming the field, on create and update" {
+	requires_ocisbx "runc 1.1 takes some (pids.limit -2, cpu quota -5) and lets the kernel refuse others"
+	set_args true
+	for f in 'memory {"limit": -5}' 'memory {"reservation": -2}' 'memory {"swap": -3}' \
+		'memory {"kernel": -7}' 'memory {"kernelTCP": -2}' 'cpu {"quota": -5}' \
+		'cpu {"realtimeRuntime": -2}' 'pids {"limit": -2}'; do
+		make_config true
+		config_set "linux.resources.${f%% *}" "${f#* }"
+		run create_container "$CID"
+		echo "$output"
+		[ "$status" -ne 0 ]
+		field=${f#* \{\"}
+		[[ "$output" == *".linux.resources.${f%% *}.${field%%\"*}: -"*" is not a limit"* ]]
+		[ -z "$(state_entries)" ] && [ -z "$(cgroup_dirs)" ]
+	done
+	# -1 is unlimited
+	config_set linux.resources.memory '{"limit": -1, "reservation": -1, "swap": -1}'
+	config_set linux.resources.cpu '{"quota": -1}'
+	config_set linux.resources.pids '{"limit": -1}'
+	set_args sleep 100
+	create_started
+	for opt in --cpu-quota --pids-limit --cpu-rt-runtime; do
+		run runtime update "$opt" -5 "$CID"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"$opt"* ]]
+	done
+	run runtime update -r - "$CID" <<<'{"memory": {"limit": -5}}'
+	[ "$status" -ne 0 ]
+	[[ "$output" == *".linux.resources.memory.limit: -5 is not a limit"* ]]
+	runtime update --cpu-quota -1 --pids-limit -1 "$CID"
+}
+
+# cpu_quota_is QUOTA PERIOD: the container's cfs quota and period (v1 files, v2 cpu.max).
+cpu_quota_is() {
+	local d
+	d=$(cg_dir cpu "$(container_pid "$CID")")
+	if is_v2; then
+		[ "$(cat "$d/cpu.max")" = "$([ "$1" = -1 ] && echo max || echo "$1") $2" ]
+	else
+		[ "$(cat "$d/cpu.cfs_quota_us")" = "$1" ] && [ "$(cat "$d/cpu.cfs_period_us")" = "$2" ]
+	fi
+}
+
+@test "update: cpuset cpus, a large cpu period, quota changes in every order (as runc's tests)" {
+	config_set linux.cgroupsPath "\"/$CID-p/c\""
+	config_set linux.resources.cpu '{"shares": 100, "quota": 500000, "period": 1000000}'
+	config_set linux.resources.memory '{"limit": 33554432, "reservation": 25165824}'
+	set_args sleep 100
+	create_started
+	cpuset=$(cg_dir cpuset "$(container_pid "$CID")")
+	if [ "$(nproc)" -gt 1 ]; then
+		runtime update --cpuset-cpus 1 "$CID"
+		[ "$(cat "$cpuset/cpuset.cpus")" = 1 ]
+	fi
+	runtime update --cpu-period 900000 "$CID"
+	cpu_quota_is 500000 900000
+	runtime update --cpu-quota 600000 "$CID"
+	cpu_quota_is 600000 900000
+	runtime update --cpu-quota -1 "$CID"
+	cpu_quota_is -1 900000
+	runtime update -r - "$CID" <<<'{"cpu": {"shares": 100, "quota": 500000, "period": 1000000, "cpus": "0"}}'
+	cpu_quota_is 500000 1000000
+	[ "$(cat "$cpuset/cpuset.cpus")" = 0 ]
+	runtime update --cpu-period 900000 --cpu-quota 600000 --cpu-share 200 --memory 67108864 \
+		--memory-reservation 33554432 --pids-limit 10 "$CID"
+	cpu_quota_is 600000 900000
+	runtime update --cpu-quota -1 --cpu-period 100000 "$CID"
+	cpu_quota_is -1 100000
+}
+
+@test "delete --force: sub-cgroups the container made in v1 hierarchies go too" {
+	is_v2 && skip "cgroup v1 hierarchies"
+	config_add linux.namespaces '{"type": "cgroup"}'
+	config_set 'mounts[destination=/sys/fs/cgroup].options' '["nosuid", "noexec", "nodev", "relatime", "rw"]'
+	config_set linux.cgroupsPath "\"/$CID-p/c\""
+	set_args sleep 100
+	create_started
+	runtime exec -d "$CID" sleep 1000
+	pid=$(runtime exec "$CID" ps -o pid,args | awk '$2 == "sleep" && $3 == 1000 { print $1 }')
+	[ -n "$pid" ]
+	runtime exec "$CID" sh -c "for s in memory freezer pids; do mkdir /sys/fs/cgroup/\$s/sub && echo $pid >/sys/fs/cgroup/\$s/sub/tasks; done"
+	for s in memory freezer pids; do [ -d "/sys/fs/cgroup/$s/$CID-p/c/sub" ]; done
+	runtime delete --force "$CID"
+	run runtime state "$CID"
+	[ "$status" -ne 0 ]
+	[ -z "$(cgroup_dirs | grep "/$CID-p/c")" ] # runc leaves the parent it made
+}
+
+@test "events: an OOM kill in the container is reported as {\"type\":\"oom\",\"id\":ID}" {
+	config_set linux.resources.memory '{"limit": 33554432, "swap": 33554432}'
+	set_args sleep 1000
+	create_started
+	"$OCI_RUNTIME" --root "$ROOT" events "$CID" >"$TESTDIR/events" 2>"$TESTDIR/events.err" &
+	for _ in $(seq 100); do grep -q "\"$CID\"" "$TESTDIR/events" && break; sleep 0.1; done
+	runtime exec -d "$CID" sh -c 'x=$(dd if=/dev/urandom ibs=5120k 2>/dev/null)'
+	for _ in $(seq 300); do grep -q '"oom"' "$TESTDIR/events" && break; sleep 0.1; done
+	runtime delete --force "$CID"
+	wait
+	cat "$TESTDIR/events.err"
+	grep -qx "{\"type\":\"oom\",\"id\":\"$CID\"}" "$TESTDIR/events"
 }

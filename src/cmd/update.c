@@ -88,6 +88,13 @@ parse_i64 (const char *s, int64_t *out)
   return errno || end == s || *end ? -1 : 0;
 }
 
+/* A limit: a number, or -1 for none (other negative numbers mean nothing). */
+static int
+parse_limit (const char *s, int64_t *out)
+{
+  return parse_i64 (s, out) < 0 || *out < -1 ? -1 : 0;
+}
+
 static int
 parse_u64 (const char *s, uint64_t *out)
 {
@@ -237,7 +244,7 @@ cmd_update (const ocisbx_globals *g, int argc, char **argv)
           bad = parse_u64 (optarg, &f.shares) < 0, f.cpu.shares = &f.shares, f.res.cpu = &f.cpu;
           break;
         case OPT_CPU_QUOTA:
-          bad = parse_i64 (optarg, &f.quota) < 0, f.cpu.quota = &f.quota, f.res.cpu = &f.cpu;
+          bad = parse_limit (optarg, &f.quota) < 0, f.cpu.quota = &f.quota, f.res.cpu = &f.cpu;
           break;
         case OPT_CPU_PERIOD:
           bad = parse_u64 (optarg, &f.period) < 0, f.cpu.period = &f.period, f.res.cpu = &f.cpu;
@@ -246,7 +253,7 @@ cmd_update (const ocisbx_globals *g, int argc, char **argv)
           bad = parse_u64 (optarg, &f.burst) < 0, f.cpu.burst = &f.burst, f.res.cpu = &f.cpu;
           break;
         case OPT_CPU_RT_RUNTIME:
-          bad = parse_i64 (optarg, &f.rt_runtime) < 0, f.cpu.realtime_runtime = &f.rt_runtime, f.res.cpu = &f.cpu;
+          bad = parse_limit (optarg, &f.rt_runtime) < 0, f.cpu.realtime_runtime = &f.rt_runtime, f.res.cpu = &f.cpu;
           break;
         case OPT_CPU_RT_PERIOD:
           bad = parse_u64 (optarg, &f.rt_period) < 0, f.cpu.realtime_period = &f.rt_period, f.res.cpu = &f.cpu;
@@ -268,7 +275,7 @@ cmd_update (const ocisbx_globals *g, int argc, char **argv)
             break;
           }
         case OPT_PIDS_LIMIT:
-          bad = parse_i64 (optarg, &f.pids.limit) < 0, f.res.pids = &f.pids;
+          bad = parse_limit (optarg, &f.pids.limit) < 0, f.res.pids = &f.pids;
           break;
         case OPT_L3_CACHE:
         case OPT_MEM_BW:

@@ -38,9 +38,11 @@ container_cgroups_cleanup_at (int dirfd, ocisbx_err **err)
     }
   if (cgroup_load (CGROUP_FS_ROOT, rec, &m, err) < 0)
     return err_wrap (err, "cgroups record");
-  /* Whatever runs there is the container's: a cgroup that did not exist when the
-     create planned it is its own. */
-  if (cgroup_kill_all (m, SIGKILL, &e) < 0)
+  /* No state.json: the create died before it started the init (the first state is
+     written before the clone), so nothing of the container runs, and what runs in a
+     cgroup that was there before is someone else's.  With one, however unreadable,
+     whatever runs in the container's cgroups is the container's. */
+  if (faccessat (dirfd, STATE_FILE, F_OK, 0) == 0 && cgroup_kill_all (m, SIGKILL, &e) < 0)
     {
       log_debug ("cgroups record: kill: %s", e->msg);
       err_freep (&e);

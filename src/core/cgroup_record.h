@@ -18,10 +18,10 @@
 /* cgroup_config.record: write SERIALIZED atomically into the state dir (*(int *) DIRFD). */
 int cgroup_record_write (void *dirfd, const char *serialized, ocisbx_err **err);
 
-/* Kill every process in the cgroups the record of the state dir DIRFD names and remove
-   them (only the levels recorded as created; pre-existing ones keep their processes and
-   stay).  No record: nothing was created, 0.  The caller holds the container's lock, or
-   knows that no create of it runs (a created container's create has returned). */
+/* Kill every process in the cgroups the record of the state dir DIRFD names (when the
+   create got as far as writing a state.json: before that no process of the container
+   ran) and remove the levels recorded as created; pre-existing ones stay.  No record:
+   nothing was created, 0.  The caller holds the container's lock. */
 int container_cgroups_cleanup_at (int dirfd, ocisbx_err **err);
 
 /* The same from the --root (NULL: the default) and the container id alone, for a state

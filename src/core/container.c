@@ -249,8 +249,6 @@ setup_cgroups (create_ctx *c, ocisbx_err **err)
     .cgroups_path = lx ? lx->cgroups_path : NULL,
     .systemd = c->o->systemd_cgroup,
     .resources = lx ? lx->resources : NULL,
-    .devices = lx ? lx->devices : NULL,
-    .devices_len = lx ? lx->devices_len : 0,
     .rootless = c->o->rootless,
     .record = cgroup_record_write,
     .record_arg = &c->lockfd,

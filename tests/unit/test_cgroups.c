@@ -201,8 +201,10 @@ test_v1_resources (void)
   CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.rt_period_us", "1000\n");
   CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.rt_runtime_us", "950\n");
   CHECK_FILE (f.root, "cpu,cpuacct/t1/cpu.idle", "1\n");
-  CHECK_FILE (f.root, "cpuset/t1/cpuset.cpus", "0\n");
-  CHECK_FILE (f.root, "cpuset/t1/cpuset.mems", "0\n");
+  /* the pre-existing, empty cpuset cgroup filled from above (joinable), then the
+     config's values */
+  CHECK_FILE (f.root, "cpuset/t1/cpuset.cpus", "0-1\n0\n");
+  CHECK_FILE (f.root, "cpuset/t1/cpuset.mems", "0\n0\n");
   CHECK_FILE (f.root, "pids/t1/pids.max", "max\n");
   /* blkio.weight is absent in this tree: the BFQ file takes it. */
   CHECK_FILE (f.root, "blkio/t1/blkio.bfq.weight", "500\n");
@@ -217,8 +219,8 @@ test_v1_resources (void)
   CHECK_FILE (f.root, "net_cls,net_prio/t1/net_cls.classid", "1048577\n");
   CHECK_FILE (f.root, "net_cls,net_prio/t1/net_prio.ifpriomap", "eth0 5\nlo 2\n");
   CHECK_FILE (f.root, "rdma/t1/rdma.max", "mlx5_1 hca_handle=3 hca_object=10000\n");
-  /* deny all first, then the rules in order, then linux.devices and the defaults */
-  CHECK_FILE (f.root, "devices/t1/devices.deny", "a\na\nb 8:* w\n");
+  /* the default once (deny all), then the rules after the last reset, then the defaults */
+  CHECK_FILE (f.root, "devices/t1/devices.deny", "a\nb 8:* w\n");
   {
     char *allow = slurp (f.root, "devices/t1/devices.allow");
     CHECK (allow && strncmp (allow, "c 10:229 rw\nc *:* m\nb *:* m\nc 1:3 rwm\n", 38) == 0);
@@ -407,6 +409,46 @@ expect_error (const char *root, cgroup_layout layout, const char *own, const cha
   ocispec_free (&oci_config_type, c);
 }
 
+/* v1 cpuset: a pod parent made with mkdir alone has empty cpus and mems; it is filled
+   from above, then the container's level from it */
+static void
+test_v1_cpuset_pod (void)
+{
+  cg_fx f;
+
+  fx_make (&f, v1_tree ("/none", false), CGROUP_LAYOUT_V1, "c1", "/pod/c1", NULL);
+  put (f.root, "cpuset/pod/cpuset.cpus", "");
+  put (f.root, "cpuset/pod/cpuset.mems", "");
+  CHECK (fx_setup (&f) == 0);
+  CHECK_FILE (f.root, "cpuset/pod/cpuset.cpus", "0-1\n");
+  CHECK_FILE (f.root, "cpuset/pod/cpuset.mems", "0\n");
+  CHECK_FILE (f.root, "cpuset/pod/c1/cpuset.cpus", "0-1\n");
+  CHECK_FILE (f.root, "cpuset/pod/c1/cpuset.mems", "0\n");
+  fx_free (&f);
+}
+
+/* a cgroup frozen before the container exists is refused (v1 freezer, cgroup2
+   cgroup.events), and left as it was */
+static void
+test_frozen_refused (void)
+{
+  cg_fx f;
+
+  fx_make (&f, v1_tree ("/fz", true), CGROUP_LAYOUT_V1, "f", "/fz", NULL);
+  put (f.root, "freezer/fz/freezer.state", "FROZEN\n");
+  expect_error (f.root, CGROUP_LAYOUT_V1, f.own, "{\"ociVersion\":\"1.0.2\"}", "/fz", "unexpectedly frozen");
+  CHECK_FILE (f.root, "freezer/fz/freezer.state", "FROZEN\n");
+  CHECK (exists (f.root, "freezer/fz"));
+  fx_free (&f);
+
+  fx_make (&f, v2_tree (), CGROUP_LAYOUT_V2, "t2", "/ocisbx/t2", NULL);
+  put (f.root, "ocisbx/t2/cgroup.events", "populated 0\nfrozen 1\n");
+  expect_error (f.root, CGROUP_LAYOUT_V2, f.own, "{\"ociVersion\":\"1.0.2\"}", "/ocisbx/t2", "unexpectedly frozen");
+  put (f.root, "ocisbx/t2/cgroup.events", "populated 0\nfrozen 0\n");
+  CHECK (fx_setup (&f) == 0);
+  fx_free (&f);
+}
+
 static void
 test_v1_errors (void)
 {
@@ -476,11 +518,14 @@ static void
 test_v1_update_devices (void)
 {
   static const char defaults_list[] = "c *:* m\nb *:* m\nc 1:3 rwm\nc 1:5 rwm\nc 1:7 rwm\nc 1:8 rwm\n"
-                                      "c 1:9 rwm\nc 5:0 rwm\nc 5:1 rwm\nc 5:2 rwm\nc 136:* rwm\n";
+                                      "c 1:9 rwm\nc 5:0 rwm\nc 5:2 rwm\nc 136:* rwm\n";
   cg_fx f;
   oci_config *c = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"devices\":["
                          "{\"allow\":false,\"access\":\"rwm\"},"
                          "{\"allow\":true,\"type\":\"c\",\"major\":10,\"minor\":200,\"access\":\"rwm\"}]}}}");
+  oci_config *bl = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"devices\":["
+                          "{\"allow\":false,\"access\":\"rwm\"},{\"allow\":true,\"access\":\"rwm\"},"
+                          "{\"allow\":false,\"type\":\"c\",\"major\":1,\"minor\":5,\"access\":\"rwm\"}]}}}");
 
   fx_make (&f, v1_tree ("/t1", true), CGROUP_LAYOUT_V1, "u", "/t1", NULL);
   CHECK (fx_setup (&f) == 0);
@@ -506,14 +551,29 @@ test_v1_update_devices (void)
       CHECK_FILE (f.root, "devices/t1/devices.allow", "c 10:200 wm\n");
       CHECK_FILE (f.root, "devices/t1/devices.deny", "c 4:1 rw\n");
 
-      /* allow-by-default now: the create way, deny all first */
+      /* allow-by-default now: the create way, deny all once */
       put (f.root, "devices/t1/devices.list", "a *:* rwm\n");
       put (f.root, "devices/t1/devices.allow", "");
       put (f.root, "devices/t1/devices.deny", "");
       CHECK (cgroup_update (f.m, res_of (c), &f.err) == 0);
       err_freep (&f.err);
-      CHECK_FILE (f.root, "devices/t1/devices.deny", "a\na\n");
+      CHECK_FILE (f.root, "devices/t1/devices.deny", "a\n");
+
+      /* to allow-by-default with a device denied: allow all in one write (no moment
+         of deny-all), then the deny */
+      put (f.root, "devices/t1/devices.list", defaults_list);
+      put (f.root, "devices/t1/devices.allow", "");
+      put (f.root, "devices/t1/devices.deny", "");
+      CHECK (cgroup_update (f.m, res_of (bl), &f.err) == 0);
+      err_freep (&f.err);
+      CHECK_FILE (f.root, "devices/t1/devices.deny", "c 1:5 rwm\n");
+      {
+        char *allow = slurp (f.root, "devices/t1/devices.allow");
+        CHECK (allow && strncmp (allow, "a\nc *:* m\n", 9) == 0);
+        free (allow);
+      }
     }
+  ocispec_free (&oci_config_type, bl);
   ocispec_free (&oci_config_type, c);
   fx_free (&f);
 }
@@ -747,15 +807,18 @@ test_hybrid_fake (void)
   cg_fx f;
 
   fx_make (&f, v1_tree ("/h1", true), CGROUP_LAYOUT_HYBRID, "h", "/h1",
-           "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"pids\":{\"limit\":5},"
-           "\"unified\":{\"cgroup.max.depth\":\"2\"}}}}");
+           "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"pids\":{\"limit\":5}}}}");
   put (f.root, "unified/cgroup.procs", "");
   put (f.root, "unified/cgroup.max.depth", "");
   put (f.root, "unified/cgroup.freeze", "");
+  /* unified resources: runc's "invalid configuration" on hybrid as on v1 */
+  expect_error (f.root, CGROUP_LAYOUT_HYBRID, f.own,
+                "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"unified\":{\"cgroup.max.depth\":\"2\"}}}}",
+                "/h1", "invalid configuration: .linux.resources.unified");
   CHECK (fx_setup (&f) == 0);
   CHECK (f.m && f.m->n == 12);
   CHECK_FILE (f.root, "pids/h1/pids.max", "5\n");
-  CHECK_FILE (f.root, "unified/h1/cgroup.max.depth", "2\n");
+  CHECK_FILE (f.root, "unified/h1/cgroup.max.depth", "");
   CHECK_STR (f.m ? cgroup_path_in (f.m, "unified") : NULL, "/h1");
   CHECK_STR (f.m ? cgroup_path_in (f.m, "memory") : NULL, "/h1");
   CHECK (f.m && cgroup_path_in (f.m, "nope") == NULL);
@@ -909,5 +972,5 @@ test_stats_fake (void)
 }
 
 UNIT_MAIN (T (test_paths), T (test_conversions), T (test_v1_resources), T (test_v1_create_remove), T (test_creation_record),
-           T (test_v1_errors), T (test_v1_update), T (test_v1_update_devices), T (test_v1_device_model), T (test_v2_resources), T (test_v2_errors), T (test_ebpf_logic),
+           T (test_v1_errors), T (test_v1_cpuset_pod), T (test_frozen_refused), T (test_v1_update), T (test_v1_update_devices), T (test_v1_device_model), T (test_v2_resources), T (test_v2_errors), T (test_ebpf_logic),
            T (test_hybrid_fake), T (test_hybrid_hugetlb_unified), T (test_stats_fake))

@@ -400,7 +400,8 @@ test_full_config_values (void)
   CHECK_STR (c->annotations.keys[0], "com.example.key");
   CHECK_STR (c->annotations.values[1], "");
   oci_linux *l = c->linux_;
-  CHECK (l->resources->cpu->quota && *l->resources->cpu->quota == INT64_MIN);
+  CHECK (l->resources->cpu->quota && *l->resources->cpu->quota == -1);
+  CHECK (l->resources->block_io->weight_device[0].major == INT64_MIN);
   CHECK (l->resources->memory->disable_oom_killer && !*l->resources->memory->disable_oom_killer);
   CHECK (l->resources->memory->use_hierarchy && *l->resources->memory->use_hierarchy);
   CHECK (l->resources->pids->limit == -1);

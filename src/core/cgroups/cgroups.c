@@ -343,9 +343,31 @@ plan_created (cgroup_manager *m)
     }
 }
 
+/* A cgroup frozen before the container exists (left so, or under a frozen parent)
+   would stop the init as it joins, and create would hang: refuse it at once. */
 static int
-apply_resources (cgroup_manager *m, const oci_resources *res, const oci_device *devs, size_t ndevs,
-                 bool update, ocisbx_err **err)
+refuse_frozen (cgroup_manager *m, ocisbx_err **err)
+{
+  cg_hier *h = m->layout == CGROUP_LAYOUT_V2 ? cg_unified (m) : cg_find (m, "freezer");
+  cleanup_err ocisbx_err *e = NULL;
+  cleanup_free char *s = NULL;
+  uint64_t frozen = 0;
+
+  if (h == NULL)
+    return 0;
+  if (h->v2)
+    {
+      if (cg_read_keyed (h, "cgroup.events", "frozen", &frozen, &e) != 0 || frozen == 0)
+        return 0;
+    }
+  else if (cg_read_h (h, "freezer.state", &s, &e) < 0
+           || (strncmp (s, "FROZEN", 6) != 0 && strncmp (s, "FREEZING", 8) != 0))
+    return 0;
+  return err_set (err, EBUSY, "container's cgroup unexpectedly frozen: `%s` (thaw it first)", h->dir);
+}
+
+static int
+apply_resources (cgroup_manager *m, const oci_resources *res, bool update, ocisbx_err **err)
 {
   cleanup_free cg_dev_rule *rules = NULL;
   size_t nrules = 0;
@@ -367,7 +389,7 @@ apply_resources (cgroup_manager *m, const oci_resources *res, const oci_device *
      update only when the update carries rules. */
   if ((update && res->devices_len == 0) || m->rootless)
     return 0;
-  if (cg_dev_rules (res, devs, ndevs, true, &rules, &nrules, err) < 0)
+  if (cg_dev_rules (res, true, &rules, &nrules, err) < 0)
     return -1;
   if (m->layout == CGROUP_LAYOUT_V2)
     {
@@ -395,6 +417,18 @@ pick_path (cgroup_manager *m)
   m->path = xstrdup (h ? h->path : "/");
 }
 
+/* linux.resources.unified names cgroup2 files: on v1 and on hybrid (v1 controllers,
+   whatever the unified hierarchy carries) an error, in runc's words. */
+static int
+check_unified (const cgroup_manager *m, const oci_resources *res, ocisbx_err **err)
+{
+  if (m->layout == CGROUP_LAYOUT_V2 || res == NULL || res->unified.len == 0)
+    return 0;
+  return err_set (err, 0, "invalid configuration: .linux.resources.unified: cannot use unified on cgroup v1 (this "
+                          "host has the %s layout)",
+                  cgroup_layout_name (m->layout));
+}
+
 int
 cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
 {
@@ -407,8 +441,8 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
   m->fake = cc->layout != CGROUP_LAYOUT_AUTO;
   m->rootless = cc->rootless;
 
-  if (m->layout == CGROUP_LAYOUT_V1 && cc->resources && cc->resources->unified.len > 0)
-    return err_set (err, 0, ".linux.resources.unified: requires cgroup v2 (this host has cgroup v1)");
+  if (check_unified (m, cc->resources, err) < 0)
+    return -1;
   if (find_hierarchies (m, cc, err) < 0)
     return -1;
   if (m->n == 0)
@@ -437,15 +471,15 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
         i--;
       }
   pick_path (m);
+  if (refuse_frozen (m, err) < 0)
+    goto fail;
   if (plan)
     {
       cleanup_free char *made = cgroup_serialize (m);
       if (strcmp (made, plan) != 0 && cc->record (cc->record_arg, made, err) < 0)
         goto fail;
     }
-  if (apply_resources (m, cg_rootless_resources (m, cc->resources, &rs), cc->devices, cc->devices_len, false,
-                       err)
-      < 0)
+  if (apply_resources (m, cg_rootless_resources (m, cc->resources, &rs), false, err) < 0)
     goto fail;
   log_debug ("cgroups: %s layout, cgroup %s", cgroup_layout_name (m->layout), m->path);
   *out = steal_ptr (&m);
@@ -596,11 +630,13 @@ cgroup_destroy (cgroup_manager *m, ocisbx_err **err)
 {
   int ret = 0;
   cg_hier *u = cg_unified (m);
+  cg_hier *fr = m->layout == CGROUP_LAYOUT_V2 ? u : cg_find (m, "freezer");
   cleanup_err ocisbx_err *e0 = NULL;
   bool frozen = false;
 
-  /* A paused container: kill and thaw first, or its tasks never leave. */
-  if (!m->fake && cgroup_is_frozen (m, &frozen, &e0) == 0 && frozen)
+  /* A paused container: kill and thaw first, or its tasks never leave.  Not a cgroup
+     that was there before and frozen by someone else (refuse_frozen). */
+  if (!m->fake && fr && fr->created > 0 && cgroup_is_frozen (m, &frozen, &e0) == 0 && frozen)
     cgroup_kill_all (m, SIGKILL, &e0);
   err_freep (&e0);
   /* cgroup2 first: cgroup.kill empties the cgroup in one write. */
@@ -718,7 +754,7 @@ cgroup_is_frozen (cgroup_manager *m, bool *frozen, ocisbx_err **err)
 int
 cgroup_update (cgroup_manager *m, const oci_resources *res, ocisbx_err **err)
 {
-  if (m->layout == CGROUP_LAYOUT_V1 && res && res->unified.len > 0)
-    return err_set (err, 0, ".linux.resources.unified: requires cgroup v2 (this host has cgroup v1)");
-  return apply_resources (m, res, NULL, 0, true, err);
+  if (check_unified (m, res, err) < 0)
+    return -1;
+  return apply_resources (m, res, true, err);
 }

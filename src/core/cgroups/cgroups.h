@@ -36,8 +36,6 @@ typedef struct cgroup_config
   cgroup_layout layout;     /* forced layout; != AUTO also means fs_root is a plain directory
                                tree (unit tests): writes skip the cgroupfs check, no eBPF */
   const char *proc_cgroup;  /* the runtime's own cgroups file, default "/proc/self/cgroup" */
-  const oci_device *devices; /* linux.devices: each is allowed "rwm" in the device cgroup */
-  size_t devices_len;
   bool rootless; /* unprivileged: a hierarchy we may not write is skipped (error only if
                     resources need it); no device cgroup */
   /* The creation record (cgroup_record.h): called with the serialized manager naming

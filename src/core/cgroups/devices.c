@@ -1,7 +1,8 @@
-/* cgroups: the device rules (resources.devices, linux.devices, the default allow
-   list) and their v1 form (devices.allow / devices.deny). */
+/* cgroups: the device rules (resources.devices, then the default allow list) and
+   their v1 form (devices.allow / devices.deny). */
 #include <config.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,19 +12,21 @@
 #include "../utils.h"
 #include "internal.h"
 
-/* What every container may use, as other runtimes allow. */
+/* What every container may use, as runc allows it (after the config's rules, so they
+   cannot take it away): mknod of any node, and the nodes every container has.  Not
+   the nodes of linux.devices: creating a node is not allowing it, resources.devices
+   says what may be used (runc and crun do the same). */
 static const cg_dev_rule default_rules[] = {
   { true, 'c', -1, -1, CG_DEV_MKNOD },
   { true, 'b', -1, -1, CG_DEV_MKNOD },
   { true, 'c', 1, 3, CG_DEV_ALL },   /* /dev/null */
-  { true, 'c', 1, 5, CG_DEV_ALL },   /* /dev/zero */
-  { true, 'c', 1, 7, CG_DEV_ALL },   /* /dev/full */
   { true, 'c', 1, 8, CG_DEV_ALL },   /* /dev/random */
-  { true, 'c', 1, 9, CG_DEV_ALL },   /* /dev/urandom */
+  { true, 'c', 1, 7, CG_DEV_ALL },   /* /dev/full */
   { true, 'c', 5, 0, CG_DEV_ALL },   /* /dev/tty */
-  { true, 'c', 5, 1, CG_DEV_ALL },   /* /dev/console */
-  { true, 'c', 5, 2, CG_DEV_ALL },   /* /dev/ptmx */
+  { true, 'c', 1, 5, CG_DEV_ALL },   /* /dev/zero */
+  { true, 'c', 1, 9, CG_DEV_ALL },   /* /dev/urandom */
   { true, 'c', 136, -1, CG_DEV_ALL }, /* /dev/pts/N */
+  { true, 'c', 5, 2, CG_DEV_ALL },   /* /dev/ptmx */
 };
 
 int
@@ -64,8 +67,7 @@ push (cg_dev_rule **v, size_t *n, cg_dev_rule r)
 }
 
 int
-cg_dev_rules (const oci_resources *r, const oci_device *devs, size_t ndevs, bool defaults, cg_dev_rule **out,
-              size_t *n, ocisbx_err **err)
+cg_dev_rules (const oci_resources *r, bool defaults, cg_dev_rule **out, size_t *n, ocisbx_err **err)
 {
   cleanup_free cg_dev_rule *v = NULL;
   size_t len = 0;
@@ -88,25 +90,35 @@ cg_dev_rules (const oci_resources *r, const oci_device *devs, size_t ndevs, bool
         rule.minor = *d->minor;
       push (&v, &len, rule);
     }
-  for (size_t i = 0; i < ndevs; i++)
-    {
-      const oci_device *d = &devs[i];
-      cg_dev_rule rule = { .allow = true, .major = d->major, .minor = d->minor, .access = CG_DEV_ALL };
-      if (d->type == NULL)
-        continue;
-      if (strcmp (d->type, "b") == 0)
-        rule.type = 'b';
-      else if (strcmp (d->type, "c") == 0 || strcmp (d->type, "u") == 0)
-        rule.type = 'c';
-      else
-        continue; /* fifos need no device cgroup rule */
-      push (&v, &len, rule);
-    }
   for (size_t i = 0; defaults && i < sizeof default_rules / sizeof default_rules[0]; i++)
     push (&v, &len, default_rules[i]);
   *out = steal_ptr (&v);
   *n = len;
   return 0;
+}
+
+/* A rule for every device of both types ("a", no numbers): it resets the cgroup to
+   allow or deny all, whatever came before it (the kernel ignores its access). */
+static bool
+is_reset (const cg_dev_rule *r)
+{
+  return r->access != 0 && r->type == 'a' && r->major < 0 && r->minor < 0;
+}
+
+/* The rules that matter: those after the last reset, which gives the default
+   (*ALLOW; deny all when there is none). */
+static size_t
+last_reset (const cg_dev_rule *rules, size_t n, bool *allow)
+{
+  size_t k = 0;
+  *allow = false;
+  for (size_t i = 0; i < n; i++)
+    if (is_reset (&rules[i]))
+      {
+        k = i + 1;
+        *allow = rules[i].allow;
+      }
+  return k;
 }
 
 static void
@@ -152,21 +164,24 @@ dev_write (const cgroup_manager *m, const cg_hier *h, const char *file, int *fd,
   return cg_set_error (e, "devices", file, rule, false, ".linux.resources.devices", err);
 }
 
-/* Deny everything, then each rule in order.  A type "a" rule for all devices
-   switches the default (the kernel ignores its numbers and access); one with
-   numbers applies to both char and block devices. */
+/* The default in one write ("a" to devices.allow or devices.deny), then each rule after
+   the last reset in order: never a moment of deny-all for a cgroup that ends
+   allow-by-default.  A rule with numbers but type "a" applies to both char and block
+   devices. */
 int
 cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err)
 {
   const cg_hier *h = cg_find (m, "devices");
   cleanup_close int deny = -1;
   cleanup_close int allow = -1;
+  bool allow_all;
+  size_t k = last_reset (rules, n, &allow_all);
 
   if (h == NULL)
     return cg_set_h (m, h, "devices", "devices.deny", "a", false, ".linux.resources.devices", err);
-  if (dev_write (m, h, "devices.deny", &deny, "a", err) < 0)
+  if (dev_write (m, h, allow_all ? "devices.allow" : "devices.deny", allow_all ? &allow : &deny, "a", err) < 0)
     return -1;
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = k; i < n; i++)
     {
       const cg_dev_rule *r = &rules[i];
       const char *file = r->allow ? "devices.allow" : "devices.deny";
@@ -174,12 +189,6 @@ cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocis
       char buf[96];
       if (r->access == 0)
         continue;
-      if (r->type == 'a' && r->major < 0 && r->minor < 0)
-        {
-          if (dev_write (m, h, file, fd, "a", err) < 0)
-            return -1;
-          continue;
-        }
       for (const char *t = r->type == 'a' ? "cb" : (r->type == 'c' ? "c" : "b"); *t; t++)
         {
           cg_dev_rule_v1 (r, *t, buf, sizeof buf);
@@ -237,7 +246,7 @@ cg_dev_emulate_v1 (const cg_dev_rule *rules, size_t n, cg_dev_exc_list *out)
       const cg_dev_rule *r = &rules[i];
       if (r->access == 0)
         continue;
-      if (r->type == 'a' && r->major < 0 && r->minor < 0)
+      if (is_reset (r))
         {
           len = 0;
           if (r->allow)
@@ -328,12 +337,35 @@ write_missing (const cgroup_manager *m, const cg_hier *h, const char *file, int 
   return 0;
 }
 
+/* cg_devices_v1, with an error that says why the kernel refused a reset: it takes
+   none (EINVAL) while the cgroup has sub-cgroups (a container running systemd or its
+   own containers). */
+static int
+devices_reset (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err)
+{
+  const cg_hier *h = cg_find (m, "devices");
+  cleanup_dir DIR *d = NULL;
+  struct dirent *de;
+
+  if (cg_devices_v1 (m, rules, n, err) == 0)
+    return 0;
+  if ((*err)->errnum != EINVAL || h == NULL || (d = opendir (h->dir)) == NULL)
+    return -1;
+  while ((de = readdir (d)))
+    if (de->d_type == DT_DIR && de->d_name[0] != '.')
+      return err_wrap (err, "the container has sub-cgroups (`%s`): its device cgroup cannot switch between "
+                            "allow-all and deny-all, nor forget the devices it denies while allowing all",
+                       de->d_name);
+  return -1;
+}
+
 /* An update of a running container's device rules.  Rewriting them the create way
-   (deny all, then each rule) would deny, for a moment, devices that stay allowed: a
+   would deny, for a moment, devices that stay allowed when the default is deny-all: a
    process of the container opening /dev/null then fails.  When the cgroup and the new
    rules are both deny-by-default, only the difference is written: access that is
    added first (devices.allow), then access that goes (devices.deny).  Otherwise (a
-   switch of the default, a list we cannot read) the create way. */
+   switch of the default; an allow-by-default cgroup, whose denied devices devices.list
+   does not show; a list we cannot read) the create way, as runc's transitions. */
 int
 cg_devices_v1_update (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err)
 {
@@ -348,13 +380,13 @@ cg_devices_v1_update (const cgroup_manager *m, const cg_dev_rule *rules, size_t 
   if (h == NULL || cg_read_h (h, "devices.list", &list, &ignored) < 0)
     {
       err_free (ignored);
-      return cg_devices_v1 (m, rules, n, err);
+      return devices_reset (m, rules, n, err);
     }
   if (!cg_dev_parse_list_v1 (list, &cur) || !cg_dev_emulate_v1 (rules, n, &tgt))
     {
       free (cur.v);
       free (tgt.v);
-      return cg_devices_v1 (m, rules, n, err);
+      return devices_reset (m, rules, n, err);
     }
   ret = write_missing (m, h, "devices.allow", &allow, &tgt, &cur, err);
   if (ret == 0)

@@ -186,9 +186,8 @@ typedef struct cg_dev_rule
   int64_t minor;
   unsigned access;
 } cg_dev_rule;
-/* The full list: resources.devices, then linux.devices, then the default allow list. */
-int cg_dev_rules (const oci_resources *r, const oci_device *devs, size_t ndevs, bool defaults,
-                  cg_dev_rule **out, size_t *n, ocisbx_err **err);
+/* The full list: resources.devices, then the default allow list. */
+int cg_dev_rules (const oci_resources *r, bool defaults, cg_dev_rule **out, size_t *n, ocisbx_err **err);
 int cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err);
 /* On update: only the difference to devices.list, never a moment of deny-all (when
    both are deny-by-default; else as cg_devices_v1). */
