@@ -513,6 +513,17 @@ test_v1_update (void)
   fx_free (&f);
 }
 
+/* cgroup_update of C on a cgroup whose devices.list reads LIST (files emptied first) */
+static void
+update_devices (cg_fx *f, const char *list, oci_config *c)
+{
+  put (f->root, "devices/t1/devices.list", list);
+  put (f->root, "devices/t1/devices.allow", "");
+  put (f->root, "devices/t1/devices.deny", "");
+  CHECK (cgroup_update (f->m, res_of (c), &f->err) == 0);
+  err_freep (&f->err);
+}
+
 /* update of device rules on v1: only the difference to devices.list, no "a" deny */
 static void
 test_v1_update_devices (void)
@@ -532,40 +543,25 @@ test_v1_update_devices (void)
   if (f.m)
     {
       /* the cgroup as the kernel shows it after create; a new rule is only added */
-      put (f.root, "devices/t1/devices.list", defaults_list);
-      put (f.root, "devices/t1/devices.allow", "");
-      put (f.root, "devices/t1/devices.deny", "");
-      CHECK (cgroup_update (f.m, res_of (c), &f.err) == 0);
-      err_freep (&f.err);
+      update_devices (&f, defaults_list, c);
       CHECK_FILE (f.root, "devices/t1/devices.allow", "c 10:200 rwm\n");
       CHECK_FILE (f.root, "devices/t1/devices.deny", "");
 
       /* one access more, one entry gone: allow first, then deny */
       {
         cleanup_free char *list = xasprintf ("%sc 10:200 r\nc 4:1 rw\n", defaults_list);
-        put (f.root, "devices/t1/devices.list", list);
+        update_devices (&f, list, c);
       }
-      put (f.root, "devices/t1/devices.allow", "");
-      CHECK (cgroup_update (f.m, res_of (c), &f.err) == 0);
-      err_freep (&f.err);
       CHECK_FILE (f.root, "devices/t1/devices.allow", "c 10:200 wm\n");
       CHECK_FILE (f.root, "devices/t1/devices.deny", "c 4:1 rw\n");
 
       /* allow-by-default now: the create way, deny all once */
-      put (f.root, "devices/t1/devices.list", "a *:* rwm\n");
-      put (f.root, "devices/t1/devices.allow", "");
-      put (f.root, "devices/t1/devices.deny", "");
-      CHECK (cgroup_update (f.m, res_of (c), &f.err) == 0);
-      err_freep (&f.err);
+      update_devices (&f, "a *:* rwm\n", c);
       CHECK_FILE (f.root, "devices/t1/devices.deny", "a\n");
 
       /* to allow-by-default with a device denied: allow all in one write (no moment
          of deny-all), then the deny */
-      put (f.root, "devices/t1/devices.list", defaults_list);
-      put (f.root, "devices/t1/devices.allow", "");
-      put (f.root, "devices/t1/devices.deny", "");
-      CHECK (cgroup_update (f.m, res_of (bl), &f.err) == 0);
-      err_freep (&f.err);
+      update_devices (&f, defaults_list, bl);
       CHECK_FILE (f.root, "devices/t1/devices.deny", "c 1:5 rwm\n");
       {
         char *allow = slurp (f.root, "devices/t1/devices.allow");
