@@ -774,3 +774,16 @@ cpu_quota_is() {
 	cat "$TESTDIR/events.err"
 	grep -qx "{\"type\":\"oom\",\"id\":\"$CID\"}" "$TESTDIR/events"
 }
+
+@test "create: empty cgroups left at the default path by an earlier container of that id go with the new one" {
+	requires_ocisbx "the default cgroup path /ocisbx/<id> is ocisbx's"
+	local d
+	for d in $(all_cg_dirs $$); do
+		d=${d%"$(cg_rel_of_dir "$d")"}
+		mkdir -p "$d/ocisbx/$CID"
+	done
+	set_args sleep 100
+	create_started
+	runtime delete --force "$CID"
+	[ -z "$(cgroup_dirs)" ]
+}

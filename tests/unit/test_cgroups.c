@@ -376,6 +376,21 @@ test_creation_record (void)
     free (r.text[i]);
   fx_free (&f);
 
+  /* the default path's leaf left empty by an earlier container of that id is adopted
+     (removed with this one); one with a process stays someone else's */
+  memset (&r, 0, sizeof r);
+  fx_make (&f, v1_tree ("/ocisbx/c3", true), CGROUP_LAYOUT_V1, "c3", NULL, NULL);
+  put (f.root, "pids/ocisbx/c3/cgroup.procs", "42\n");
+  f.cc.record = record_cb;
+  f.cc.record_arg = &r;
+  CHECK (fx_setup (&f) == 0);
+  CHECK (r.n == 2 && strstr (r.text[0], "h 0 memory\tmemory\t0\t/ocisbx/c3\n")
+         && strstr (r.text[1], "h 1 memory\tmemory\t0\t/ocisbx/c3\n")
+         && strstr (r.text[1], "h 0 pids\tpids\t0\t/ocisbx/c3\n"));
+  for (size_t i = 0; i < r.n; i++)
+    free (r.text[i]);
+  fx_free (&f);
+
   /* another create makes a planned level between the plan and our mkdir: the
      record is rewritten without it */
   memset (&r, 0, sizeof r);
@@ -794,6 +809,22 @@ test_ebpf_logic (void)
   CHECK (run_prog (p, n, B, R, 8, 0) == 0);
   CHECK (run_prog (p, n, C, W, 1, 3) == 1);
   free (p);
+
+  /* the default list (v2 as v1): the nodes every container has, mknod of any node;
+     not the console, not /dev/kmsg */
+  {
+    cg_dev_rule *d = NULL;
+    size_t nd = 0;
+    ocisbx_err *err = NULL;
+    CHECK (cg_dev_rules (NULL, true, &d, &nd, &err) == 0);
+    cg_ebpf_build (d, nd, &p, &n);
+    CHECK (run_prog (p, n, C, R | W, 1, 3) == 1 && run_prog (p, n, C, R | W, 5, 2) == 1);
+    CHECK (run_prog (p, n, C, R | W, 136, 7) == 1 && run_prog (p, n, C, R, 1, 9) == 1);
+    CHECK (run_prog (p, n, C, R | W, 5, 1) == 0 && run_prog (p, n, C, R, 1, 11) == 0);
+    CHECK (run_prog (p, n, C, M, 1, 11) == 1 && run_prog (p, n, B, M, 8, 0) == 1);
+    free (p);
+    free (d);
+  }
 }
 
 /* hybrid: the v1 controllers plus the unified hierarchy; unified resources go there */

@@ -343,6 +343,33 @@ plan_created (cgroup_manager *m)
     }
 }
 
+/* /ocisbx/<id> is the runtime's own name for the container with ID: one that exists
+   already, empty (no process, no sub-cgroup), is a leftover of an earlier container
+   of that id (a create killed by an older version, a state dir removed by hand), and
+   becomes this one's, removed with it instead of kept as someone else's. */
+static void
+adopt_leftovers (cgroup_manager *m)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      cg_hier *h = &m->h[i];
+      cleanup_free char *procs = NULL;
+      cleanup_err ocisbx_err *e = NULL;
+      cleanup_dir DIR *d = NULL;
+      struct dirent *de;
+      bool empty;
+
+      if (h->created != 0 || cg_read_h (h, "cgroup.procs", &procs, &e) < 0 || procs[0] != '\0'
+          || (d = opendir (h->dir)) == NULL)
+        continue;
+      empty = true;
+      while (empty && (de = readdir (d)))
+        empty = de->d_type != DT_DIR || de->d_name[0] == '.';
+      if (empty)
+        h->created = 1;
+    }
+}
+
 /* A cgroup frozen before the container exists (left so, or under a frozen parent)
    would stop the init as it joins, and create would hang: refuse it at once. */
 static int
@@ -471,6 +498,8 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
         i--;
       }
   pick_path (m);
+  if (!cc->systemd && (cc->cgroups_path == NULL || cc->cgroups_path[0] == '\0'))
+    adopt_leftovers (m);
   if (refuse_frozen (m, err) < 0)
     goto fail;
   if (plan)
