@@ -143,3 +143,86 @@ create_fails() {
 	[ ! -e "$ROOT/$CID" ]
 	! ls -d /sys/fs/cgroup/*/ocisbx/"$CID" 2>/dev/null
 }
+
+# --- the child's error, whatever the parent was doing when it failed -------------------
+
+# A create that fails early in the child (a bind mount of a file onto a directory) while
+# the parent still sends or waits: its message, not the channel's ("sync: send go:
+# Broken pipe", "sync: receive ready: Connection reset by peer"), on stderr and in the
+# JSON log, every time.  Under load (three busy loops) the race is likely; 50 tries each
+# of create and run, without and with user and cgroup namespaces: 200 in all.
+LOAD_PIDS=()
+
+teardown() {
+	[ "${#LOAD_PIDS[@]}" -eq 0 ] || kill "${LOAD_PIDS[@]}" 2>/dev/null || true
+	[ -z "${EARLY_DIR:-}" ] || rm -rf "$EARLY_DIR"
+	common_teardown
+}
+
+# early_failures CMD TRIES: CMD (create or run) of $BUNDLE, TRIES times; each must fail
+# with the child's message on stderr and as one error line in $TESTDIR/log.json.
+early_failures() {
+	local cmd=$1 tries=$2 i out bad=0
+	: >"$TESTDIR/log.json"
+	for i in $(seq "$tries"); do
+		out=$(runtime --log "$TESTDIR/log.json" --log-format json "$cmd" -b "$BUNDLE" "$CID-$i" \
+			</dev/null 2>&1 >/dev/null) && { echo "try $i: $cmd succeeded"; return 1; }
+		if ! early_failure_message "$out"; then
+			echo "try $i: $out"
+			bad=$((bad + 1))
+		fi
+	done
+	"$PYTHON" - "$TESTDIR/log.json" "$tries" "$(is_ocisbx && echo ocisbx)" <<-'PY'
+		import json, sys
+		errors = [l["msg"] for l in map(json.loads, filter(str.strip, open(sys.argv[1])))
+		          if l["level"] == "error"]
+		want = "bind mount `/tmp`: Not a directory" if sys.argv[3] else "not a directory"
+		good = [m for m in errors if want in m.lower() or want in m]
+		assert len(errors) == int(sys.argv[2]) and len(good) == len(errors), errors
+	PY
+	[ "$bad" -eq 0 ]
+	[ -z "$(state_entries)" ]
+}
+
+# early_failure_message TEXT: the child's own words.
+early_failure_message() {
+	if is_ocisbx; then
+		[[ "$1" == *'rootfs: mounts[7]: bind mount `/tmp`: Not a directory'* ]]
+	else
+		[[ "${1,,}" == *"/tmp"*"not a directory"* ]]
+	fi
+}
+
+# early_failure_setup [userns]: the failing config; with userns, new user and cgroup
+# namespaces (the rootfs and the bind source where uid 100000 reaches them).
+early_failure_setup() {
+	EARLY_DIR=$(mktemp -d /tmp/ocisbx-early.XXXXXX)
+	chmod 755 "$EARLY_DIR"
+	touch "$EARLY_DIR/file"
+	if [ "${1:-}" = userns ]; then
+		cp -a "$BUNDLE/rootfs" "$EARLY_DIR/rootfs"
+		chmod -R a+rX "$EARLY_DIR/rootfs"
+		config_set root.path "\"$EARLY_DIR/rootfs\""
+		config_add linux.namespaces '{"type":"user"}'
+		config_add linux.namespaces '{"type":"cgroup"}'
+		config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+		config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	fi
+	config_add mounts '{"destination":"/tmp","type":"bind","source":"'"$EARLY_DIR/file"'","options":["bind"]}'
+	for _ in 1 2 3; do
+		(while :; do :; done) &
+		LOAD_PIDS+=($!)
+	done
+}
+
+@test "errors: the child's early failure reaches create and run under load" {
+	early_failure_setup
+	early_failures create 50
+	early_failures run 50
+}
+
+@test "errors: the child's early failure reaches create and run under load (user and cgroup namespaces)" {
+	early_failure_setup userns
+	early_failures create 50
+	early_failures run 50
+}

@@ -370,8 +370,9 @@ wait_exec (exec_ctx *c, ocisbx_err **err)
   do
     n = recv (c->sync_parent, &byte, 1, MSG_PEEK);
   while (n < 0 && errno == EINTR);
-  if (n <= 0)
+  if (n == 0)
     return 0; /* end-of-file: execve closed the channel */
+  /* a message, or a failure (the child's error may wait behind it: sync_recv) */
   if (sync_recv (c->sync_parent, SYNC_ERROR, &m, err) == 0)
     {
       sync_msg_clear (&m);

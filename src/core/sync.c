@@ -41,6 +41,81 @@ type_name (sync_type t)
   return "?";
 }
 
+/* One whole message: its header into *W, its payload (NUL-terminated, malloc'd) into
+   *PAYLOAD, an fd it carried into *FD (else -1).  FLAGS: 0, or MSG_DONTWAIT.  The
+   recv's result: > 0, 0 at end-of-file, -1 with errno. */
+static ssize_t
+recv_one (int sock, int flags, struct wire *w, char **payload, int *fd)
+{
+  struct iovec iov[2] = { { w, sizeof *w }, { NULL, 0 } };
+  union
+  {
+    char buf[CMSG_SPACE (sizeof (int))];
+    struct cmsghdr align;
+  } u;
+  struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
+  struct cmsghdr *c;
+  ssize_t r;
+
+  *payload = NULL;
+  *fd = -1;
+  /* A buffer of the message's size (a peek tells it): not a 64 KiB one, whose pages the
+     child would touch, each charged to the container's memory cgroup. */
+  do
+    r = recv (sock, w, sizeof *w, flags | MSG_PEEK | MSG_TRUNC);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0)
+    return r;
+  if ((size_t) r > sizeof *w + SYNC_MAX_PAYLOAD)
+    r = (ssize_t) (sizeof *w + SYNC_MAX_PAYLOAD);
+  iov[1].iov_len = (size_t) r > sizeof *w ? (size_t) r - sizeof *w : 0;
+  *payload = xmalloc (iov[1].iov_len + 1);
+  iov[1].iov_base = *payload;
+  do
+    r = recvmsg (sock, &mh, flags | MSG_CMSG_CLOEXEC);
+  while (r < 0 && errno == EINTR);
+  if (r <= 0)
+    {
+      free (*payload);
+      *payload = NULL;
+      return r;
+    }
+  for (c = CMSG_FIRSTHDR (&mh); c; c = CMSG_NXTHDR (&mh, c))
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len >= CMSG_LEN (sizeof (int)))
+      memcpy (fd, CMSG_DATA (c), sizeof (int));
+  if ((size_t) r < sizeof *w || w->len != (size_t) r - sizeof *w)
+    w->len = UINT32_MAX; /* short: no message */
+  else
+    (*payload)[w->len] = '\0';
+  return r;
+}
+
+/* A send or receive failed: the peer is gone, or going.  What it said before it went
+   waits in our queue behind the failure the kernel reports first (ECONNRESET when it
+   left a message of ours unread, EPIPE for a send), and is the real error: a
+   SYNC_ERROR found there replaces *ERR.  Never blocks.  Returns -1. */
+static int
+take_peer_error (int sock, ocisbx_err **err)
+{
+  for (;;)
+    {
+      struct wire w;
+      cleanup_free char *payload = NULL;
+      int fd;
+      ssize_t r = recv_one (sock, MSG_DONTWAIT, &w, &payload, &fd);
+
+      if (r <= 0)
+        return -1;
+      if (fd >= 0)
+        close (fd);
+      if (w.type == SYNC_ERROR && w.len != UINT32_MAX)
+        {
+          err_freep (err);
+          return err_take (err, w.errnum, steal_ptr (&payload));
+        }
+    }
+}
+
 int
 sync_pair (int fds[2], ocisbx_err **err)
 {
@@ -82,7 +157,10 @@ sync_send (int sock, sync_type type, int32_t value, const void *payload, size_t 
       if (r >= 0)
         return 0;
       if (errno != EINTR)
-        return err_set (err, errno, "sync: send %s", type_name (type));
+        {
+          err_set (err, errno, "sync: send %s", type_name (type));
+          return take_peer_error (sock, err);
+        }
     }
 }
 
@@ -119,50 +197,25 @@ sync_recv (int sock, sync_type want, sync_msg *msg, ocisbx_err **err)
 {
   struct wire w;
   cleanup_free char *payload = NULL;
-  struct iovec iov[2] = { { &w, sizeof w }, { NULL, 0 } };
-  union
-  {
-    char buf[CMSG_SPACE (sizeof (int))];
-    struct cmsghdr align;
-  } u;
-  struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2, .msg_control = u.buf, .msg_controllen = sizeof u.buf };
-  struct cmsghdr *c;
   ssize_t r;
   int fd = -1;
 
   memset (msg, 0, sizeof *msg);
   msg->fd = -1;
-  /* A buffer of the message's size (a peek tells it): not a 64 KiB one, whose pages the
-     child would touch, each charged to the container's memory cgroup. */
-  do
-    r = recv (sock, &w, sizeof w, MSG_PEEK | MSG_TRUNC);
-  while (r < 0 && errno == EINTR);
+  r = recv_one (sock, 0, &w, &payload, &fd);
   if (r < 0)
-    return err_set (err, errno, "sync: receive %s", type_name (want));
+    {
+      err_set (err, errno, "sync: receive %s", type_name (want));
+      return take_peer_error (sock, err);
+    }
   if (r == 0)
     return err_set (err, EPIPE, "sync: waiting for %s: the other side exited", type_name (want));
-  if ((size_t) r > sizeof w + SYNC_MAX_PAYLOAD)
-    r = (ssize_t) (sizeof w + SYNC_MAX_PAYLOAD);
-  iov[1].iov_len = (size_t) r > sizeof w ? (size_t) r - sizeof w : 0;
-  payload = xmalloc (iov[1].iov_len + 1);
-  iov[1].iov_base = payload;
-  do
-    r = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC);
-  while (r < 0 && errno == EINTR);
-  if (r < 0)
-    return err_set (err, errno, "sync: receive %s", type_name (want));
-  if (r == 0)
-    return err_set (err, EPIPE, "sync: waiting for %s: the other side exited", type_name (want));
-  for (c = CMSG_FIRSTHDR (&mh); c; c = CMSG_NXTHDR (&mh, c))
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len >= CMSG_LEN (sizeof (int)))
-      memcpy (&fd, CMSG_DATA (c), sizeof (int));
-  if ((size_t) r < sizeof w || w.len != (size_t) r - sizeof w)
+  if (w.len == UINT32_MAX)
     {
       if (fd >= 0)
         close (fd);
       return err_set (err, EPROTO, "sync: short %s message", type_name (want));
     }
-  payload[w.len] = '\0';
   if (w.type == SYNC_ERROR)
     {
       if (fd >= 0)

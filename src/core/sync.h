@@ -12,7 +12,9 @@
  *                 <-- SYNC_READY [pty] --   process set-up done; waits on the fifo
  *   either side   <-- SYNC_ERROR msg -->    and exits
  *
- * A child that dies shows as end-of-file to the parent.
+ * A child that dies shows as end-of-file to the parent.  A child that fails sends
+ * SYNC_ERROR and exits: whatever the parent is doing then (sending SYNC_GO, waiting for
+ * SYNC_READY), the child's message is what it reports.
  */
 #ifndef OCISBX_SYNC_H
 #define OCISBX_SYNC_H
@@ -49,13 +51,17 @@ typedef struct sync_msg
 
 /* fds[0] for the parent, fds[1] for the child; both O_CLOEXEC. */
 int sync_pair (int fds[2], ocisbx_err **err);
-/* Send one message; FD >= 0 goes along with SCM_RIGHTS. */
+/* Send one message; FD >= 0 goes along with SCM_RIGHTS.  When the send fails and the
+   peer left a SYNC_ERROR in our queue (it failed, then went), *err is the peer's
+   message, as for sync_recv. */
 int sync_send (int sock, sync_type type, int32_t value, const void *payload, size_t len, int fd,
                ocisbx_err **err);
 /* Report ERR to the other side (best effort). */
 void sync_send_error (int sock, const ocisbx_err *err);
-/* Receive one message of type WANT.  A SYNC_ERROR becomes *err (the peer's message);
-   end-of-file becomes "WHAT: the peer exited" with errnum EPIPE. */
+/* Receive one message of type WANT.  A SYNC_ERROR becomes *err (the peer's message),
+   also when the receive itself fails first (ECONNRESET: the peer exited with a message
+   of ours unread, its error queued behind); end-of-file becomes "waiting for WANT: the
+   other side exited" with errnum EPIPE. */
 int sync_recv (int sock, sync_type want, sync_msg *msg, ocisbx_err **err);
 void sync_msg_clear (sync_msg *msg);
 
