@@ -340,3 +340,143 @@ notify_profile() {
 	run run_container "$CID-4"
 	[[ "$output" == *refused* ]]
 }
+
+# --- nothing of the runtime's between the filter and execve -----------------------------
+
+teardown() {
+	[ -z "${USERNS_DIR:-}" ] || rm -rf "$USERNS_DIR"
+	common_teardown
+}
+
+# The program: who it runs as, under which filter, to its end.
+ALLOWLIST_PROG=(sh -c 'echo cwd=$(readlink /proc/self/cwd) uid=$(id -u) gid=$(id -g)
+	grep -E "^(NoNewPrivs|Seccomp):" /proc/self/status; echo done')
+# Its calls, busybox's sh, readlink, id and grep (`strace -f` of it in a chroot of the test rootfs as
+# uid 1000; x86_64 names), and sleep's for the exec case.  sh tries getcwd at start and
+# does without it.
+BUSYBOX_CALLS='"arch_prctl","brk","clone","close","dup2","execve","exit_group","getegid","geteuid",
+	"getgid","getpid","getppid","getrandom","getuid","mprotect","newfstatat","openat","pipe2","prctl",
+	"prlimit64","read","readlink","rseq","rt_sigaction","rt_sigreturn","set_robust_list",
+	"set_tid_address","setgid","setuid","uname","wait4","write","nanosleep","clock_nanosleep"'
+# The privilege drop and the exec: what a runtime may have to do after the filter.
+PRIVDROP_CALLS='"capget","capset","prctl","setgroups","setresgid","setresuid","execve","execveat"'
+# Not ocisbx's: what runc 1.1's init (Go) makes after the filter with noNewPrivileges,
+# and what crun 1.8 does (found by trial; crun by hand, it refuses this host's hybrid
+# cgroup layout).
+RUNC_NNP_CALLS='"fstatfs","getdents64","fcntl","futex","mmap","munmap","epoll_ctl","epoll_pwait",
+	"nanosleep","sched_yield","tgkill","gettid","sigaltstack","rt_sigprocmask","close_range"'
+CRUN_CALLS='"rt_sigprocmask","umask","fstatfs","statfs","statx","mmap","munmap","fcntl","ioctl","lseek","fstat",
+	"getdents64"'
+
+# allowlist_case NNP MODE [DEFAULT]: default ERRNO (EPERM) and only the calls above
+# allowed: neither faccessat2 (the executable check) nor getcwd (the cwd check) nor
+# anything else of the runtime's.  The program runs as uid 1000, noNewPrivileges NNP,
+# through MODE: run, create (+ start), or exec into a container whose own process
+# sleeps.  DEFAULT SCMP_ACT_KILL_PROCESS: any other call kills (getcwd and faccessat2
+# still fail with EPERM).  $CWD: the process.cwd expected (default /).
+allowlist_case() {
+	local extra= default=${3:-SCMP_ACT_ERRNO}
+	[ "$(uname -m)" = x86_64 ] || skip "the allow-list has x86_64 names"
+	case "$(basename "$OCI_RUNTIME"):$1:$2" in
+	runc:false:*) skip "runc 1.1 calls chdir, getcwd, faccessat2, setuid and setgid after the filter without noNewPrivileges" ;;
+	runc:*) extra=",$RUNC_NNP_CALLS" ;;
+	crun:false:create | crun:false:exec) skip "crun 1.8 waits for start (pselect6 on the exec fifo) under the filter without noNewPrivileges" ;;
+	crun:*) extra=",$CRUN_CALLS" ;;
+	esac
+	seccomp '{"defaultAction":"'"$default"'","architectures":["SCMP_ARCH_X86_64"],
+		"syscalls":[{"names":['"$BUSYBOX_CALLS,$PRIVDROP_CALLS$extra"'],"action":"SCMP_ACT_ALLOW"},
+			{"names":["getcwd","faccessat2"],"action":"SCMP_ACT_ERRNO"}]}'
+	config_set process.noNewPrivileges "$1"
+	config_set process.user '{"uid":1000,"gid":1000}'
+	set_args "${ALLOWLIST_PROG[@]}"
+	case "$2" in
+	run)
+		run run_container "$CID"
+		;;
+	create)
+		create_container "$CID"
+		runtime start "$CID"
+		wait_for_status "$CID" stopped 10
+		run cat "$IO/$CID.out" "$IO/$CID.err"
+		;;
+	exec)
+		set_args sleep 100
+		create_container "$CID"
+		runtime start "$CID"
+		# crun's exec takes neither the user nor noNewPrivileges from the config
+		local flags=(--user 1000:1000)
+		[ "$1" = false ] || flags+=(--no-new-privs)
+		run runtime exec "${flags[@]}" "$CID" "${ALLOWLIST_PROG[@]}" </dev/null
+		;;
+	esac
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"cwd=${CWD:-/} uid=1000 gid=1000"* ]]
+	[[ "$output" == *"NoNewPrivs:"*"$([ "$1" = true ] && echo 1 || echo 0)"* ]]
+	[[ "$output" == *"Seccomp:"*2* ]]
+	[[ "$output" == *done* ]]
+}
+
+@test "seccomp: an allow-list without faccessat2 and getcwd: run" {
+	allowlist_case false run
+}
+
+@test "seccomp: an allow-list without faccessat2 and getcwd: run with noNewPrivileges" {
+	allowlist_case true run
+}
+
+@test "seccomp: an allow-list without faccessat2 and getcwd: create and start" {
+	allowlist_case false create
+}
+
+@test "seccomp: an allow-list without faccessat2 and getcwd: create and start with noNewPrivileges" {
+	allowlist_case true create
+}
+
+@test "seccomp: an allow-list without faccessat2 and getcwd: exec" {
+	allowlist_case false exec
+}
+
+@test "seccomp: an allow-list without faccessat2 and getcwd: exec with noNewPrivileges" {
+	allowlist_case true exec
+}
+
+@test "seccomp: after the filter the runtime calls nothing but capset and the exec (default KILL_PROCESS)" {
+	local nnp mode nnps="false true"
+	# runc, crun: only with noNewPrivileges (see allowlist_case)
+	case "$(basename "$OCI_RUNTIME")" in runc | crun) nnps=true ;; esac
+	for nnp in $nnps; do
+		for mode in run exec; do
+			make_config
+			allowlist_case "$nnp" "$mode" SCMP_ACT_KILL_PROCESS
+			runtime delete --force "$CID" >/dev/null 2>&1 || true
+		done
+	done
+}
+
+# A cwd that root cannot enter but the user can: the chdir as root fails, the runtime
+# tries again as the user, before the filter (no getcwd after it).  In a user namespace,
+# root has no CAP_DAC_OVERRIDE over a directory of an unmapped owner: mode 0070, its group
+# the user's.
+@test "seccomp: an allow-list without getcwd, a cwd only the user may enter (user namespace)" {
+	local nnp nnps="false true"
+	case "$(basename "$OCI_RUNTIME")" in runc | crun) nnps=true ;; esac
+	# bats' temp dir is root's alone: the rootfs goes where uid 100000 can reach it
+	USERNS_DIR=$(mktemp -d /tmp/ocisbx-seccomp-userns.XXXXXX)
+	chmod 755 "$USERNS_DIR"
+	cp -a "$BUNDLE/rootfs" "$USERNS_DIR/rootfs"
+	chmod -R a+rX "$USERNS_DIR/rootfs"
+	mkdir "$USERNS_DIR/rootfs/userdir"
+	chown 0:101000 "$USERNS_DIR/rootfs/userdir"
+	chmod 0070 "$USERNS_DIR/rootfs/userdir"
+	CWD=/userdir
+	for nnp in $nnps; do
+		make_config
+		config_set root.path "\"$USERNS_DIR/rootfs\""
+		config_add linux.namespaces '{"type":"user"}'
+		config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+		config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+		config_set process.cwd '"/userdir"'
+		allowlist_case "$nnp" run
+	done
+}

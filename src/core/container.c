@@ -275,6 +275,7 @@ static int
 choose_exec_protection (create_ctx *c, ocisbx_err **err)
 {
   /* a re-executed `run` must start with its caller's mask, not the one we blocked */
+  c->proc.seccomp = c->seccomp;
   return dmz_prepare (&c->proc, c->seccomp, c->caller_mask, err);
 }
 

@@ -16,7 +16,6 @@
 #include "devices.h"
 #include "hooks.h"
 #include "log.h"
-#include "lsm.h"
 #include "pathres.h"
 #include "sync.h"
 #include "terminal.h"
@@ -30,7 +29,6 @@ typedef struct init_state
   int sock;
   bool go;             /* SYNC_GO received: maps written, cgroup joined */
   bool ready;          /* SYNC_READY sent: errors go to stderr from now on */
-  bool seccomp_loaded;
   const char *state_creating, *state_created; /* for the container's hooks */
   int master, slave;
 } init_state;
@@ -63,33 +61,6 @@ new_keyring (const create_ctx *c, ocisbx_err **err)
     return 0;
   if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, c->o->id) < 0 && errno != ENOSYS)
     return err_set (err, errno, "join a new session keyring (--no-new-keyring avoids it)");
-  return 0;
-}
-
-static int wait_go (init_state *s, ocisbx_err **err);
-
-/* The SYNC_SECCOMP round trip hands a listener fd to the parent. */
-static int
-load_seccomp (init_state *s, ocisbx_err **err)
-{
-  int nfd = -1;
-
-  if (s->seccomp_loaded || s->c->seccomp == NULL)
-    return 0;
-  if (seccomp_load (s->c->seccomp, &nfd, err) < 0)
-    return -1;
-  s->seccomp_loaded = true;
-  if (nfd >= 0)
-    {
-      sync_msg m;
-      int r = wait_go (s, err); /* the parent reads SYNC_SECCOMP after sending SYNC_GO */
-      if (r == 0)
-        r = sync_send (s->sock, SYNC_SECCOMP, nfd, NULL, 0, -1, err);
-      if (r == 0)
-        r = sync_recv (s->sock, SYNC_SECCOMP_ACK, &m, err);
-      close (nfd);
-      return r;
-    }
   return 0;
 }
 
@@ -179,15 +150,15 @@ wait_go (init_state *s, ocisbx_err **err)
   return 0;
 }
 
-/* Until SYNC_READY. */
+/* Until SYNC_READY: everything but the exec fifo, the startContainer hooks and the
+   final steps (process_final.c).  *EXE: the executable, resolved. */
 static int
-init_setup (init_state *s, ocisbx_err **err)
+init_setup (init_state *s, char **exe, ocisbx_err **err)
 {
   create_ctx *c = s->c;
   const oci_config *cfg = c->cfg;
   const oci_hooks *h = cfg->hooks;
   process_plan *p = &c->proc;
-  cleanup_err ocisbx_err *cwd_err = NULL;
   cleanup_close int rootfd = -1;
 
   if (ns_join (&c->ns, err) < 0)
@@ -231,37 +202,17 @@ init_setup (init_state *s, ocisbx_err **err)
   if (rootfs_finalize (&c->rctx, err) < 0)
     return -1;
 
-  if (process_apply_early (p, err) < 0)
+  if (process_apply_early (p, err) < 0 || wait_go (s, err) < 0)
     return -1;
-  /* Without no_new_privs loading a filter needs CAP_SYS_ADMIN: before the drop. */
-  if (!p->no_new_privs && load_seccomp (s, err) < 0)
+  p->pdeathsig = c->pdeathsig;
+  if (process_setup (p, s->slave, 3 + c->preserve_fds, err) < 0)
     return -1;
-  process_chdir (p, &cwd_err); /* as root first; again as the user if that failed */
-  if (process_setup_user (p, err) < 0)
+  s->slave = -1;
+  if (process_resolve (p, exe, err) < 0)
     return -1;
-  if (c->pdeathsig)
-    prctl (PR_SET_PDEATHSIG, SIGKILL); /* cleared by the uid change */
-  if (cwd_err && process_chdir (p, err) < 0)
-    return -1;
-  if (s->slave >= 0)
-    {
-      if (terminal_make_stdio (s->slave, err) < 0)
-        return -1;
-      if (s->slave > 2)
-        close (s->slave);
-      s->slave = -1;
-    }
-  if (process_set_no_new_privs (p, err) < 0)
-    return -1;
-  if (lsm_apply_exec_label (p->apparmor_profile, p->selinux_label, err) < 0)
-    return -1;
-  /* A listener needs the parent, which is gone after SYNC_READY. */
-  if (c->seccomp && seccomp_prog_has_listener (c->seccomp) && load_seccomp (s, err) < 0)
-    return -1;
-  if (wait_go (s, err) < 0)
-    return -1;
-  /* Only stdio, --preserve-fds and LISTEN_FDS reach the process. */
-  if (cloexec_fds_from (3 + c->preserve_fds, err) < 0)
+  /* The exception to "the filter last" (process_final.c): a listener's fd goes
+     through the parent, which is there only until SYNC_READY. */
+  if (seccomp_prog_has_listener (c->seccomp) && process_load_filter (p, s->sock, err) < 0)
     return -1;
   return 0;
 }
@@ -292,9 +243,7 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
   c->dirfd = -1;
   if (h && hooks_run (h->start_container, h->start_container_len, s->state_created, "startContainer", err) < 0)
     return -1;
-  if (load_seccomp (s, err) < 0)
-    return -1;
-  return process_exec (&c->proc, exe, err);
+  return process_finish_and_exec (&c->proc, exe, c->start_now ? s->sock : -1, err);
 }
 
 _Noreturn void
@@ -325,7 +274,7 @@ container_init (create_ctx *c)
       c->proc.memcg_home = c->cgj.memory_home;
       c->proc.memcg = c->cgj.memory;
     }
-  if (init_setup (&s, &err) == 0 && process_resolve (&c->proc, &exe, &err) == 0
+  if (init_setup (&s, &exe, &err) == 0
       && sync_send (s.sock, SYNC_READY, 0, NULL, 0, c->relay ? s.master : -1, &err) == 0)
     {
       s.ready = true;

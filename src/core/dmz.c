@@ -116,21 +116,18 @@ dmz_memcg_usable (const seccomp_prog *seccomp)
 #endif
 }
 
-int
-dmz_exec (int dmz_fd, int memcg_fd, const char *path, char *const argv[], char *const envp[])
+char **
+dmz_argv (int memcg_fd, const char *path, char *const argv[], char fdnum[DMZ_FDNUM_SIZE])
 {
-  char fdnum[16];
   size_t n = 0, k = 0;
   char **a;
 
   while (argv[n])
     n++;
-  a = malloc ((n + 4) * sizeof *a);
-  if (a == NULL)
-    return -1;
+  a = xmalloc ((n + 4) * sizeof *a);
   if (memcg_fd >= 0)
     {
-      snprintf (fdnum, sizeof fdnum, "%d", memcg_fd);
+      snprintf (fdnum, DMZ_FDNUM_SIZE, "%d", memcg_fd);
       a[k++] = (char *) DMZ_ARGV0_MEMCG;
       a[k++] = fdnum;
     }
@@ -138,11 +135,13 @@ dmz_exec (int dmz_fd, int memcg_fd, const char *path, char *const argv[], char *
     a[k++] = (char *) DMZ_ARGV0;
   a[k++] = (char *) path;
   memcpy (a + k, argv, (n + 1) * sizeof *a);
-  syscall (SYS_execveat, dmz_fd, "", a, envp, AT_EMPTY_PATH);
-  int e = errno;
-  free (a);
-  errno = e;
-  return -1;
+  return a;
+}
+
+int
+dmz_execveat (int dmz_fd, char *const argv[], char *const envp[])
+{
+  return (int) syscall (SYS_execveat, dmz_fd, "", argv, envp, AT_EMPTY_PATH);
 }
 
 int

@@ -24,7 +24,7 @@
 #include "process.h"
 #include "seccomp.h"
 
-/* argv[0] the dmz requires: dmz_exec passes "ocisbx-dmz" PATH ARGV..., or
+/* argv[0] the dmz requires: dmz_argv makes "ocisbx-dmz" PATH ARGV..., or
    "ocisbx-dmz-memcg" FD PATH ARGV...: the stub first writes "0" to the cgroup v1 "tasks"
    file FD (rejoining the container's memory cgroup, cgroup_join.h) and closes it. */
 #define DMZ_ARGV0 "ocisbx-dmz"
@@ -43,10 +43,14 @@ bool dmz_usable (const seccomp_prog *seccomp, int dmz_fd, const char *selinux_la
    fd and pointer: then it may rejoin a memory cgroup. */
 bool dmz_memcg_usable (const seccomp_prog *seccomp);
 
-/* execveat of the dmz with "ocisbx-dmz" PATH ARGV... (or, MEMCG_FD >= 0 and not
-   O_CLOEXEC, "ocisbx-dmz-memcg" MEMCG_FD PATH ARGV...); returns only on failure (errno
-   set). */
-int dmz_exec (int dmz_fd, int memcg_fd, const char *path, char *const argv[], char *const envp[]);
+/* The dmz's argv: "ocisbx-dmz" PATH ARGV..., or (MEMCG_FD >= 0, an fd left open across
+   the exec) "ocisbx-dmz-memcg" MEMCG_FD PATH ARGV..., with MEMCG_FD's number written to
+   FDNUM.  A malloc'd array of the strings given (not copied). */
+#define DMZ_FDNUM_SIZE 16
+char **dmz_argv (int memcg_fd, const char *path, char *const argv[], char fdnum[DMZ_FDNUM_SIZE]);
+/* execveat (DMZ_FD, "", ARGV, ENVP, AT_EMPTY_PATH) with ARGV from dmz_argv: the one
+   call dmz_usable checks.  Returns only on failure (-1, errno set). */
+int dmz_execveat (int dmz_fd, char *const argv[], char *const envp[]);
 
 /* The choice for PLAN's last exec: through the dmz (PLAN->via_dmz, with its memfd in
    PLAN->dmz_fd) when dmz_usable, else dmz_fallback_reexec (REEXEC_MASK).  Call before

@@ -166,6 +166,7 @@ open_init (exec_ctx *c, ocisbx_err **err)
 static int
 choose_exec_protection (exec_ctx *c, ocisbx_err **err)
 {
+  c->plan.seccomp = c->seccomp;
   return dmz_prepare (&c->plan, c->seccomp, &c->sigmask, err);
 }
 

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lsm.h"
 #include "namespaces.h"
 #include "sync.h"
 #include "terminal.h"
@@ -106,33 +105,10 @@ setup_terminal (exec_ctx *c, int *slave, ocisbx_err **err)
   return r;
 }
 
-/* With a listener the parent fetches the notify fd (pidfd_getfd) and passes it on. */
-static int
-load_seccomp (exec_ctx *c, ocisbx_err **err)
-{
-  int nfd = -1, r = 0;
-  sync_msg m;
-
-  if (c->seccomp == NULL)
-    return 0;
-  if (seccomp_load (c->seccomp, &nfd, err) < 0)
-    return -1;
-  c->seccomp = NULL;
-  if (nfd >= 0)
-    {
-      r = sync_send (c->sync_child, SYNC_SECCOMP, nfd, NULL, 0, -1, err);
-      if (r == 0)
-        r = sync_recv (c->sync_child, SYNC_SECCOMP_ACK, &m, err);
-      close (nfd);
-    }
-  return r;
-}
-
 static int
 setup (exec_ctx *c, ocisbx_err **err)
 {
   process_plan *p = &c->plan;
-  cleanup_err ocisbx_err *cwd_err = NULL;
   int slave = -1;
 
   if (c->cgj.usable && cgroup_join_self (&c->cgj, err) < 0)
@@ -168,34 +144,18 @@ setup (exec_ctx *c, ocisbx_err **err)
 
   if (p->terminal && setup_terminal (c, &slave, err) < 0)
     return -1;
-  /* Without no_new_privs loading a filter needs CAP_SYS_ADMIN: before the drop. */
-  if (!p->no_new_privs && load_seccomp (c, err) < 0)
-    return -1;
-  process_chdir (p, &cwd_err); /* as root first; again as the user if that failed */
-  if (process_setup_user (p, err) < 0)
-    return -1;
-  if (cwd_err && process_chdir (p, err) < 0)
-    return -1;
-  if (slave >= 0)
-    {
-      if (terminal_make_stdio (slave, err) < 0)
-        return -1;
-      if (slave > 2)
-        close (slave);
-    }
-  if (process_set_no_new_privs (p, err) < 0)
-    return -1;
-  if (lsm_apply_exec_label (p->apparmor_profile, p->selinux_label, err) < 0)
-    return -1;
-  return 0;
+  return process_setup (p, slave, 3 + c->o->preserve_fds, err);
 }
 
-/* 127: not found, 126: found but not runnable, as a shell says it. */
+/* A failure to find or run the program (an "exec: " message): 127 when not found,
+   126 when found but not runnable, as a shell says it; anything else 255. */
 static int
-exec_failure_code (const ocisbx_err *err, int errnum)
+exec_failure_code (const ocisbx_err *err)
 {
-  if (errnum == EACCES || errnum == ENOEXEC || errnum == EPERM || errnum == EISDIR
-      || (err && err->msg && strstr (err->msg, "permission denied")))
+  if (err == NULL || err->msg == NULL || strncmp (err->msg, "exec: ", 6) != 0)
+    return EXEC_EXIT_FAILED;
+  if (err->errnum == EACCES || err->errnum == ENOEXEC || err->errnum == EPERM || err->errnum == EISDIR
+      || strstr (err->msg, "permission denied"))
     return EXEC_EXIT_CANNOT_RUN;
   return EXEC_EXIT_NOT_FOUND;
 }
@@ -205,25 +165,14 @@ exec_child (exec_ctx *c)
 {
   ocisbx_err *err = NULL;
   char *exe = NULL;
-  int code = EXEC_EXIT_FAILED;
 
   /* The parent's: the lock would otherwise be held until execve. */
   close_fd (&c->lockfd);
   close_fd (&c->rootfd);
   close_fd (&c->sync_parent);
 
-  if (setup (c, &err) == 0)
-    {
-      if (process_resolve (&c->plan, &exe, &err) < 0)
-        code = exec_failure_code (err, 0);
-      else if (load_seccomp (c, &err) == 0 && cloexec_fds_from (3 + c->o->preserve_fds, &err) == 0)
-        {
-          int e;
-          process_exec (&c->plan, exe, &err);
-          e = err ? err->errnum : 0;
-          code = exec_failure_code (err, e);
-        }
-    }
+  if (setup (c, &err) == 0 && process_resolve (&c->plan, &exe, &err) == 0)
+    process_finish_and_exec (&c->plan, exe, c->sync_child, &err);
   sync_send_error (c->sync_child, err);
-  _exit (code);
+  _exit (exec_failure_code (err));
 }

@@ -1,21 +1,22 @@
 #include <config.h>
 #include "process.h"
-#include "dmz.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/capability.h>
 #include <linux/ioprio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lsm.h"
+#include "terminal.h"
 #include "utils.h"
 
 #ifndef PR_CAP_AMBIENT
@@ -288,22 +289,6 @@ process_plan_free (process_plan *plan)
 
 /* ---- child ---- */
 
-/* The exec stub is the runtime's, not the container's: out of the container's memory
-   cgroup for its exec (cgroup_join.h), the stub rejoins it through the fd returned (left
-   open across that exec), or -1 when we stay. */
-static int
-leave_memcg_for_stub (const process_plan *plan)
-{
-  if (!plan->memcg_handoff || !plan->dmz_memcg || fcntl (plan->memcg, F_SETFD, 0) < 0)
-    return -1;
-  if (write (plan->memcg_home, "0", 1) != 1)
-    {
-      fcntl (plan->memcg, F_SETFD, FD_CLOEXEC);
-      return -1;
-    }
-  return plan->memcg;
-}
-
 int
 process_apply_early (const process_plan *plan, ocisbx_err **err)
 {
@@ -331,41 +316,61 @@ last_cap (void)
   return c;
 }
 
-static int
-apply_caps (const process_plan *plan, int last, ocisbx_err **err)
+int
+process_capset (uint64_t effective, uint64_t permitted, uint64_t inheritable)
 {
-  cap_t caps = cap_init ();
-  cap_value_t list[CAPABILITY_MAX + 1];
-  int n;
+  struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+  struct __user_cap_data_struct d[2] = {
+    { (uint32_t) effective, (uint32_t) permitted, (uint32_t) inheritable },
+    { (uint32_t) (effective >> 32), (uint32_t) (permitted >> 32), (uint32_t) (inheritable >> 32) },
+  };
+  return (int) syscall (SYS_capset, &h, d);
+}
 
-  if (caps == NULL)
-    return err_set (err, errno, "cap_init");
-  for (int which = 0; which < 3; which++)
+/* Loading a seccomp filter without no_new_privs needs CAP_SYS_ADMIN: a process that
+   is not to have it keeps it until the filter is loaded (process_final.c).  Without
+   process.capabilities a uid 0 keeps what it has, any other uid ends with nothing. */
+static bool
+keeps_admin (const process_plan *plan)
+{
+  const uint64_t admin = 1ULL << CAP_SYS_ADMIN;
+
+  if (plan->seccomp == NULL || plan->no_new_privs)
+    return false;
+  if (plan->has_caps)
+    return (plan->cap_effective & plan->cap_permitted & admin) == 0;
+  return plan->uid != 0;
+}
+
+static int
+apply_caps (process_plan *plan, int last, bool keep_admin, ocisbx_err **err)
+{
+  const uint64_t known = last >= 63 ? UINT64_MAX : (1ULL << (last + 1)) - 1;
+  const uint64_t admin = keep_admin ? 1ULL << CAP_SYS_ADMIN : 0;
+  uint64_t e = 0, p = 0, i = 0, ambient;
+
+  if (plan->has_caps)
     {
-      uint64_t mask = which == 0 ? plan->cap_effective : which == 1 ? plan->cap_permitted : plan->cap_inheritable;
-      cap_flag_t flag = which == 0 ? CAP_EFFECTIVE : which == 1 ? CAP_PERMITTED : CAP_INHERITABLE;
-      n = 0;
-      for (int c = 0; c <= last; c++)
-        if (mask & (1ULL << c))
-          list[n++] = c;
-      if (n && cap_set_flag (caps, flag, n, list, CAP_SET) < 0)
-        {
-          cap_free (caps);
-          return err_set (err, errno, "cap_set_flag");
-        }
+      e = plan->cap_effective & known;
+      p = plan->cap_permitted & known;
+      i = plan->cap_inheritable & known;
     }
-  if (cap_set_proc (caps) < 0)
+  if (process_capset (e | admin, p | admin, i) < 0)
+    return err_set (err, errno, "set capabilities (process.capabilities)");
+  if (keep_admin)
     {
-      int saved = errno;
-      cap_free (caps);
-      return err_set (err, saved, "set capabilities (process.capabilities)");
+      plan->admin_kept = true;
+      plan->caps_after_filter[0] = e;
+      plan->caps_after_filter[1] = p;
+      plan->caps_after_filter[2] = i;
     }
-  cap_free (caps);
+  if (!plan->has_caps)
+    return 0;
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
     return err_set (err, errno, "clear the ambient capabilities");
   /* A capability missing from the permitted or inheritable set cannot be ambient:
      skipped silently, as runc does (its default config asks for exactly that). */
-  uint64_t ambient = plan->cap_ambient & plan->cap_permitted & plan->cap_inheritable;
+  ambient = plan->cap_ambient & p & i;
   for (int c = 0; c <= last; c++)
     if ((ambient & (1ULL << c)) && prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c, 0, 0) < 0 && errno != EPERM)
       return err_set (err, errno, "raise ambient capability %s", capability_name (c));
@@ -380,10 +385,12 @@ home_of (uid_t uid)
   return xasprintf ("HOME=%s", home ? home : "/");
 }
 
-int
-process_setup_user (process_plan *plan, ocisbx_err **err)
+static int
+setup_user (process_plan *plan, ocisbx_err **err)
 {
-  int last = plan->has_caps ? last_cap () : 0;
+  bool keep_admin = keeps_admin (plan);
+  bool set_caps = plan->has_caps || keep_admin;
+  int last = set_caps ? last_cap () : 0;
 
   if (plan->need_home)
     {
@@ -396,13 +403,11 @@ process_setup_user (process_plan *plan, ocisbx_err **err)
       plan->need_home = false;
     }
   if (plan->has_caps)
-    {
-      for (int c = 0; c <= last; c++)
-        if (!(plan->cap_bounding & (1ULL << c)) && prctl (PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-          return err_set (err, errno, "drop %s from the bounding set", capability_name (c));
-      if (prctl (PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
-        return err_set (err, errno, "prctl PR_SET_KEEPCAPS");
-    }
+    for (int c = 0; c <= last; c++)
+      if (!(plan->cap_bounding & (1ULL << c)) && prctl (PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+        return err_set (err, errno, "drop %s from the bounding set", capability_name (c));
+  if (set_caps && prctl (PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+    return err_set (err, errno, "prctl PR_SET_KEEPCAPS");
   if (setgroups (plan->n_groups, plan->groups) < 0)
     {
       /* setgroups is denied in a user namespace whose maps were written unprivileged */
@@ -413,19 +418,19 @@ process_setup_user (process_plan *plan, ocisbx_err **err)
     return err_set (err, errno, "setresgid %u (process.user.gid)", (unsigned) plan->gid);
   if (setresuid (plan->uid, plan->uid, plan->uid) < 0)
     return err_set (err, errno, "setresuid %u (process.user.uid)", (unsigned) plan->uid);
-  if (plan->has_caps)
+  if (set_caps)
     {
       if (prctl (PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
         return err_set (err, errno, "prctl PR_SET_KEEPCAPS");
-      if (apply_caps (plan, last, err) < 0)
+      if (apply_caps (plan, last, keep_admin, err) < 0)
         return -1;
     }
   umask (plan->has_umask ? plan->umask : 022);
   return 0;
 }
 
-int
-process_chdir (const process_plan *plan, ocisbx_err **err)
+static int
+change_dir (const process_plan *plan, ocisbx_err **err)
 {
   char buf[4096];
 
@@ -436,6 +441,38 @@ process_chdir (const process_plan *plan, ocisbx_err **err)
   if (getcwd (buf, sizeof buf) == NULL || buf[0] != '/')
     return err_set (err, 0, "cwd \"%s\" is outside the container's root", plan->cwd);
   return 0;
+}
+
+int
+process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err)
+{
+  cleanup_err ocisbx_err *cwd_err = NULL;
+
+  /* As root first: the runtime may reach a cwd the user cannot.  If that fails, again
+     as the user once the uid has changed (a cwd only the user may enter, e.g. owned by
+     an unmapped uid in a user namespace).  Both before the filter: CAP_SYS_ADMIN kept
+     for a filter without no_new_privs is no DAC capability, so the second try sees
+     what the process will. */
+  change_dir (plan, &cwd_err);
+  if (setup_user (plan, err) < 0)
+    return -1;
+  if (plan->pdeathsig)
+    prctl (PR_SET_PDEATHSIG, SIGKILL); /* cleared by the uid change */
+  if (cwd_err && change_dir (plan, err) < 0)
+    return -1;
+  if (tty_slave >= 0)
+    {
+      if (terminal_make_stdio (tty_slave, err) < 0)
+        return -1;
+      if (tty_slave > 2)
+        close (tty_slave);
+    }
+  if (plan->no_new_privs && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+    return err_set (err, errno, "prctl PR_SET_NO_NEW_PRIVS");
+  if (lsm_apply_exec_label (plan->apparmor_profile, plan->selinux_label, err) < 0)
+    return -1;
+  /* Only stdio, --preserve-fds and LISTEN_FDS reach the process. */
+  return cloexec_fds_from (keep_fds, err);
 }
 
 static const char *
@@ -452,46 +489,4 @@ int
 process_resolve (const process_plan *plan, char **path, ocisbx_err **err)
 {
   return path_lookup (plan->argv[0], env_get (plan->envp, "PATH"), path, err);
-}
-
-int
-process_set_no_new_privs (const process_plan *plan, ocisbx_err **err)
-{
-  if (plan->no_new_privs && prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-    return err_set (err, errno, "prctl PR_SET_NO_NEW_PRIVS");
-  return 0;
-}
-
-int
-process_exec (const process_plan *plan, const char *path, ocisbx_err **err)
-{
-  if (plan->cpu_final)
-    {
-      if (sched_setaffinity (0, plan->cpuset_size, plan->cpu_final) < 0)
-        return err_set (err, errno, "sched_setaffinity (process.execCPUAffinity.final)");
-    }
-  else if (plan->cpu_initial)
-    {
-      /* back to every CPU the cgroup allows */
-      cpu_set_t *all = CPU_ALLOC (CPU_SETSIZE);
-      size_t sz = CPU_ALLOC_SIZE (CPU_SETSIZE);
-      memset (all, 0xff, sz);
-      sched_setaffinity (0, sz, all);
-      CPU_FREE (all);
-    }
-  sigprocmask (SIG_SETMASK, &plan->sigmask, NULL);
-  if (plan->via_dmz)
-    {
-      int memcg = leave_memcg_for_stub (plan);
-      int e;
-      dmz_exec (plan->dmz_fd, memcg, path, plan->argv, plan->envp);
-      e = errno;
-      if (memcg >= 0 && write (memcg, "0", 1) == 1) /* back, for what follows */
-        fcntl (memcg, F_SETFD, FD_CLOEXEC);
-      return err_set (err, e, "exec: \"%s\": run the exec stub (ocisbx-dmz)", plan->argv[0]);
-    }
-  execve (path, plan->argv, plan->envp);
-  if (errno == EACCES)
-    return err_set (err, 0, "exec: \"%s\": permission denied", plan->argv[0]);
-  return err_set (err, errno, "exec: \"%s\"", plan->argv[0]);
 }

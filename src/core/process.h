@@ -2,12 +2,16 @@
  * parent into a plan (names to numbers, checked, errors naming the field), then
  * applied by the child in a fixed order:
  *
- *   process_apply_early   rlimits, personality, ioPriority, scheduler (still privileged)
- *   process_setup_user    bounding set, KEEPCAPS, groups/gid/uid, capability sets,
- *                         ambient set, umask, HOME
- *   process_chdir         cwd (resolved inside the root)
- *   process_resolve       args[0] by PATH of process.env, as the final user
- *   process_exec          final CPU affinity, signal mask, execve
+ *   process_apply_early     rlimits, personality, ioPriority, scheduler (still privileged)
+ *   process_setup           cwd (as root; again as the user if that failed), HOME, the
+ *                           bounding set, groups/gid/uid, capability sets, ambient set,
+ *                           umask, stdio on the terminal, no_new_privs, LSM exec label,
+ *                           fds beyond stdio and the preserved ones CLOEXEC
+ *   process_resolve         args[0] by PATH of process.env, as the final user
+ *   (create: SYNC_READY, exec fifo, startContainer hooks)
+ *   process_finish_and_exec final CPU affinity, signal mask, exec stub's arguments and
+ *                           memory cgroup hand-off; THEN the seccomp filter, the one
+ *                           capset it may need, execve (process_final.c)
  *
  * `exec` builds the same plan from process.json and runs the same steps.
  */
@@ -87,6 +91,14 @@ typedef struct process_plan
      plan does not own these fds. */
   bool memcg_handoff;
   int memcg_home, memcg;
+  /* linux.seccomp (not owned; NULL: none), loaded by process_load_filter only */
+  const struct seccomp_prog *seccomp;
+  bool filter_loaded;
+  bool pdeathsig; /* PR_SET_PDEATHSIG SIGKILL again after the uid change cleared it */
+  /* Without no_new_privs loading the filter needs CAP_SYS_ADMIN: a process that is not
+     to have it holds it until then (process_setup), these are its sets after. */
+  bool admin_kept;
+  uint64_t caps_after_filter[3]; /* effective, permitted, inheritable */
 } process_plan;
 
 /* Parent: DOC and FIELD name the source in errors ("config.json", ".process").
@@ -99,13 +111,23 @@ void process_plan_free (process_plan *plan);
 
 /* Child steps, in order (see above). */
 int process_apply_early (const process_plan *plan, ocisbx_err **err);
-int process_setup_user (process_plan *plan, ocisbx_err **err);
-int process_chdir (const process_plan *plan, ocisbx_err **err);
+/* TTY_SLAVE (or -1) becomes stdio and is closed; fds from KEEP_FDS on become CLOEXEC. */
+int process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err);
 /* The executable's path for args[0], into a malloc'd *PATH. */
 int process_resolve (const process_plan *plan, char **path, ocisbx_err **err);
-int process_set_no_new_privs (const process_plan *plan, ocisbx_err **err);
-/* Does not return on success. */
-int process_exec (const process_plan *plan, const char *path, ocisbx_err **err);
+
+/* process_final.c: the filter and what follows it. */
+/* Loads plan->seccomp (once; nothing without one).  A filter with a listener hands its
+   fd's number to the parent over SYNC_SOCK (SYNC_SECCOMP, then waits for
+   SYNC_SECCOMP_ACK).  Called by process_finish_and_exec, or earlier by create's init
+   for a filter with a listener (the parent is there only until SYNC_READY). */
+int process_load_filter (process_plan *plan, int sync_sock, ocisbx_err **err);
+/* The last steps: what can be done before the filter, the filter (unless loaded), the
+   capset that drops CAP_SYS_ADMIN kept for it, execve of PATH.  Returns only on
+   failure. */
+int process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, ocisbx_err **err);
+/* capset(2) of three capability masks: no allocation, usable under the filter. */
+int process_capset (uint64_t effective, uint64_t permitted, uint64_t inheritable);
 
 /* ---- name tables (unit-tested) ---- */
 

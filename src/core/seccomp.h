@@ -5,8 +5,9 @@
    ------                                      -------------------
    seccomp_validate (sc)      before anything is created
    seccomp_prepare (sc, "<root>/seccomp-cache", &prog)
-                                               ... capabilities, no_new_privs ...
+                                               ... everything of the process ...
                                                seccomp_load (prog, &nfd)   no libseccomp here
+                                               (process_load_filter, process_final.c)
                                                if nfd >= 0: send nfd's NUMBER on the sync
                                                channel (write(2) or sendmsg(2) only: NOTIFY
                                                on those is refused by seccomp_validate),
@@ -37,8 +38,8 @@ int seccomp_validate (const oci_seccomp *sc, ocisbx_err **err);
 /* CACHE_DIR may be NULL (no cache). *out is NULL when the config has no seccomp.
    Validates, then compiles the filter to BPF (or takes it from the cache). */
 int seccomp_prepare (const oci_seccomp *sc, const char *cache_dir, seccomp_prog **out, ocisbx_err **err);
-/* In the child, after capabilities and no_new_privs, just before execve: one seccomp(2)
-   call, no allocation on success.  *notify_fd is the listener fd (O_CLOEXEC) when the
+/* In the child, as late as it can be (process_final.c says what may follow): one
+   seccomp(2) call, no allocation on success.  *notify_fd is the listener fd (O_CLOEXEC) when the
    filter has SCMP_ACT_NOTIFY rules, else -1.  P == NULL loads nothing.
    Without noNewPrivileges the process must still hold CAP_SYS_ADMIN: else EACCES and an
    error saying so (runc and crun load before dropping capabilities in that case). */

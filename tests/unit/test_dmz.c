@@ -230,7 +230,7 @@ stderr_of (int fd)
   return xstrdup (buf);
 }
 
-/* Runs dmz_exec (FD, MEMCG, PATH, ARGV) in a child with stderr into a pipe; returns the
+/* Runs the dmz (FD) with dmz_argv (MEMCG, PATH, ARGV) in a child with stderr into a pipe; returns the
    wait status and the child's stderr in *MSG. */
 static int
 run_stub_memcg (int fd, int memcg, const char *path, char **argv, char **msg)
@@ -246,7 +246,8 @@ run_stub_memcg (int fd, int memcg, const char *path, char **argv, char **msg)
     {
       dup2 (pipefd[1], 2);
       dup2 (open ("/dev/null", O_WRONLY | O_CLOEXEC), 1);
-      dmz_exec (fd, memcg, path, argv, (char *[]){ NULL });
+      char fdnum[DMZ_FDNUM_SIZE];
+      dmz_execveat (fd, dmz_argv (memcg, path, argv, fdnum), (char *[]){ NULL });
       _exit (99);
     }
   close (pipefd[1]);
