@@ -122,6 +122,9 @@ validate_terminal (create_ctx *c, bool foreground, ocisbx_err **err)
         return err_set (err, 0, "process.terminal is true but there is no --console-socket to send the "
                                 "terminal to (the container would have no terminal)");
       c->relay = o->console_socket == NULL;
+      /* the process starts at once (`run`): its pty has our size from the first */
+      if (c->relay)
+        c->proc.has_tty_size |= terminal_caller_size (&c->proc.tty_size);
     }
   else if (o->console_socket)
     return err_set (err, 0, "--console-socket given but process.terminal is false");

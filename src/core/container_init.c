@@ -76,8 +76,7 @@ setup_terminal (init_state *s, int rootfd, ocisbx_err **err)
     return -1;
   if (devices_setup_console (rootfd, s->slave, err) < 0)
     return err_wrap (err, "/dev/console");
-  if (c->proc.console_size
-      && terminal_set_size (s->slave, c->proc.console_size->height, c->proc.console_size->width, err) < 0)
+  if (c->proc.has_tty_size && terminal_set_size (s->slave, &c->proc.tty_size, err) < 0)
     return -1;
   if (c->console_sock >= 0)
     {

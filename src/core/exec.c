@@ -249,8 +249,7 @@ spawn (exec_ctx *c, ocisbx_err **err)
         return -1;
     }
   if (c->relay)
-    c->has_winsize = ioctl (STDIN_FILENO, TIOCGWINSZ, &c->winsize) == 0
-                     || ioctl (STDOUT_FILENO, TIOCGWINSZ, &c->winsize) == 0;
+    c->plan.has_tty_size |= terminal_caller_size (&c->plan.tty_size);
   if (sync_pair (fds, err) < 0)
     return -1;
   c->sync_parent = fds[0];

@@ -86,13 +86,8 @@ setup_terminal (exec_ctx *c, int *slave, ocisbx_err **err)
 
   if (terminal_open_pty (&master, slave, name, sizeof name, err) < 0)
     return -1;
-  if (c->has_winsize)
-    {
-      if (ioctl (*slave, TIOCSWINSZ, &c->winsize) < 0)
-        r = err_set (err, errno, "set the terminal size");
-    }
-  else if (c->plan.console_size)
-    r = terminal_set_size (*slave, c->plan.console_size->height, c->plan.console_size->width, err);
+  if (c->plan.has_tty_size)
+    r = terminal_set_size (*slave, &c->plan.tty_size, err);
   if (r == 0)
     {
       if (c->console_sock >= 0)

@@ -61,8 +61,6 @@ typedef struct exec_ctx
   int console_sock;
   int sync_parent, sync_child;
   bool relay;    /* tty without a console socket: we relay the pty */
-  bool has_winsize;
-  struct winsize winsize; /* ours, for a relayed pty */
   sigset_t sigmask;       /* the caller's, restored in the process */
 
   /* the process */

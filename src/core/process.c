@@ -160,7 +160,12 @@ process_prepare (const oci_process *p, const char *doc, const char *field, char 
   plan->need_home = !env_has (p->env, p->env_len, "HOME");
   plan->cwd = p->cwd;
   plan->terminal = p->terminal;
-  plan->console_size = p->console_size;
+  if (p->console_size)
+    {
+      plan->has_tty_size = true;
+      plan->tty_size.ws_row = p->console_size->height;
+      plan->tty_size.ws_col = p->console_size->width;
+    }
 
   plan->uid = p->user.uid;
   plan->gid = p->user.gid;

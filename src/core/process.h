@@ -22,6 +22,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -80,7 +81,10 @@ typedef struct process_plan
   const char *selinux_label;
   bool need_home; /* no HOME in env: taken from the container's /etc/passwd */
   bool terminal;
-  const oci_console_size *console_size;
+  /* the pty's first size: process.consoleSize, or the caller's terminal's when the
+     runtime relays the pty (terminal_caller_size) */
+  bool has_tty_size;
+  struct winsize tty_size;
   sigset_t sigmask; /* restored just before execve */
   bool via_dmz;     /* execve through the sealed stub at dmz_fd (dmz.h); else directly */
   int dmz_fd;       /* owned by the plan when via_dmz */

@@ -86,12 +86,17 @@ terminal_send_fd (int sock, int fd, const char *name, ocisbx_err **err)
 }
 
 int
-terminal_set_size (int fd, unsigned rows, unsigned cols, ocisbx_err **err)
+terminal_set_size (int fd, const struct winsize *ws, ocisbx_err **err)
 {
-  struct winsize ws = { .ws_row = rows, .ws_col = cols };
-  if (ioctl (fd, TIOCSWINSZ, &ws) < 0)
+  if (ioctl (fd, TIOCSWINSZ, ws) < 0)
     return err_set (err, errno, "set the terminal size (process.consoleSize)");
   return 0;
+}
+
+bool
+terminal_caller_size (struct winsize *ws)
+{
+  return ioctl (STDIN_FILENO, TIOCGWINSZ, ws) == 0 || ioctl (STDOUT_FILENO, TIOCGWINSZ, ws) == 0;
 }
 
 int
@@ -140,7 +145,7 @@ void
 terminal_relay_resize (terminal_relay *r)
 {
   struct winsize ws;
-  if (ioctl (STDIN_FILENO, TIOCGWINSZ, &ws) == 0 || ioctl (STDOUT_FILENO, TIOCGWINSZ, &ws) == 0)
+  if (terminal_caller_size (&ws))
     ioctl (r->master, TIOCSWINSZ, &ws);
 }
 

@@ -8,14 +8,16 @@
  *     clone), as one SCM_RIGHTS message whose payload is the slave's name, the
  *     protocol of runc's recvtty and conmon;
  *   - else (`run` in the foreground): to the parent over the sync channel, which relays
- *     it to its own stdio: raw mode on the caller's terminal (restored on exit), the
- *     window size copied before the process starts and on SIGWINCH.
+ *     it to its own stdio: raw mode on the caller's terminal (restored on exit); the
+ *     child gives the pty the caller's window size when it makes it (the process may
+ *     start before the parent has the master), the parent copies it again on SIGWINCH.
  */
 #ifndef OCISBX_TERMINAL_H
 #define OCISBX_TERMINAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 
 #include "error.h"
@@ -27,7 +29,11 @@ int terminal_connect_socket (const char *path, ocisbx_err **err);
 int terminal_open_pty (int *master, int *slave, char *name, size_t name_len, ocisbx_err **err);
 /* Send FD over the unix socket SOCK with NAME as the message. */
 int terminal_send_fd (int sock, int fd, const char *name, ocisbx_err **err);
-int terminal_set_size (int fd, unsigned rows, unsigned cols, ocisbx_err **err);
+/* Child: the pty's first size (process_plan's tty_size). */
+int terminal_set_size (int fd, const struct winsize *ws, ocisbx_err **err);
+/* Parent: the size of the caller's terminal (stdin's, else stdout's); false when neither
+   is one. */
+bool terminal_caller_size (struct winsize *ws);
 /* Child: new session, SLAVE as controlling terminal and as fds 0, 1, 2. */
 int terminal_make_stdio (int slave, ocisbx_err **err);
 
