@@ -9,6 +9,10 @@ BASE is a `runc spec` config.json.  "minimal" is BASE with terminal false and AR
 `podman run IMAGE /bin/true`: its default capabilities, rlimits, mounts, masked and
 read-only paths, pids limit 2048, the device deny-all rule, the default seccomp
 profile, a joined network namespace, a cgroupsPath, noNewPrivileges unset.
+
+For the growth benchmark (growth.sh): --binds N adds N bind mounts of --bind-source at
+/m/0 .. /m/N-1, --masked N masks /m/0 .. /m/N-1 (directories of the rootfs), --no-netns
+drops the new network namespace.
 """
 import argparse
 import json
@@ -113,6 +117,10 @@ def main():
     ap.add_argument("--netns")
     ap.add_argument("--userdata")
     ap.add_argument("--nofile", type=int, default=1048576)
+    ap.add_argument("--binds", type=int, default=0)
+    ap.add_argument("--bind-source")
+    ap.add_argument("--masked", type=int, default=0)
+    ap.add_argument("--no-netns", action="store_true")
     argv = sys.argv[1:]
     args = []
     if "--" in argv:
@@ -135,6 +143,16 @@ def main():
         linux["cgroupsPath"] = opts.cgroups_path
     if opts.memory:
         linux.setdefault("resources", {})["memory"] = {"limit": opts.memory}
+    if opts.binds:
+        if not opts.bind_source:
+            sys.exit("mkconfig.py: --binds needs --bind-source")
+        cfg["mounts"] += [{"destination": "/m/%d" % i, "type": "bind",
+                           "source": os.path.abspath(opts.bind_source),
+                           "options": ["rbind", "ro"]} for i in range(opts.binds)]
+    if opts.masked:
+        linux["maskedPaths"] = linux.get("maskedPaths", []) + ["/m/%d" % i for i in range(opts.masked)]
+    if opts.no_netns:
+        linux["namespaces"] = [n for n in linux.get("namespaces", []) if n["type"] != "network"]
     os.makedirs(opts.out, exist_ok=True)
     with open(os.path.join(opts.out, "config.json"), "w") as f:
         json.dump(cfg, f, indent=2)

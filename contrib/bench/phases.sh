@@ -151,55 +151,59 @@ phase_rss ()
   progress_end
 }
 
-# mem_try RT KIB: does `RT run /bin/true` succeed under memory.limit = KIB KiB?
+# mem_try CONFIG RT KIB: does `RT run /bin/true` of CONFIG succeed under memory.limit = KIB KiB?
 mem_try ()
 {
-  local rt=$1 kib=$2 id
+  local cfg=$1 rt=$2 kib=$3 id
   MEM_TRIAL=$((MEM_TRIAL + 1))
   id=ocisbxbench-$BENCHID-$rt-mem-$MEM_TRIAL
-  mkconf minimal "$rt" mem "$TMP/b/mem-$rt" --memory $((kib * 1024)) || return 1
-  timed $(rt_cmd "$rt") run -b "$TMP/b/mem-$rt" "$id"
+  mkconf "$cfg" "$rt" "mem-$MEM_TRIAL" "$TMP/b/mem-$cfg-$rt" --memory $((kib * 1024)) || return 1
+  timed $(rt_cmd "$rt") run -b "$TMP/b/mem-$cfg-$rt" "$id"
   kill_ctr "$rt" "$id"
   [ "$RC" -eq 0 ] && return 0
-  MEM_LASTERR[$rt]="at $kib KiB: exit $RC: $(tr '\n' ' ' <"$TMP/err" | cut -c1-200)"
+  MEM_LASTERR[$cfg|$rt]="at $kib KiB: exit $RC: $(tr '\n' ' ' <"$TMP/err" | cut -c1-200)"
   return 1
 }
 
-# mem: bisect the smallest memory limit, 64 MiB down to 64 KiB, to the page (4 KiB); the
-# result is then run 3 more times (a limit that passes 3/3 is trustworthy).
+# mem: for each of MEM_CONFIGS (default: CONFIGS), bisect the smallest memory limit, 64 MiB
+# down to 64 KiB, to the page (4 KiB); the result is then run 3 more times (a limit that
+# passes 3/3 is trustworthy).  Arrays keyed "CONFIG|RT".
 declare -A MEM_MIN=() MEM_VERIFY=() MEM_LASTERR=() MEM_BISECT=()
 MEM_TRIAL=0
 phase_mem ()
 {
-  local rt lo hi mid ok v step
-  for rt in "${RTS[@]}"; do
-    printf 'bench: mem    %s ' "$rt" >&2
-    lo=64 hi=65536
-    if ! mem_try "$rt" $hi; then
-      MEM_MIN[$rt]=">65536"
-      printf 'fails at 64 MiB\n' >&2
-      continue
-    fi
-    if mem_try "$rt" $lo; then
-      hi=$lo
-    else
-      while [ $((hi - lo)) -gt 4 ]; do
-        mid=$(((lo + hi) / 2 / 4 * 4))
-        [ "$mid" -le "$lo" ] && mid=$((lo + 4))
-        if mem_try "$rt" $mid; then hi=$mid; else lo=$mid; fi
-        printf '.' >&2
+  local cfg rt lo hi mid ok v step k
+  for cfg in ${MEM_CONFIGS:-$CONFIGS}; do
+    for rt in "${RTS[@]}"; do
+      k="$cfg|$rt"
+      printf 'bench: mem    %s %s ' "$cfg" "$rt" >&2
+      lo=64 hi=65536
+      if ! mem_try "$cfg" "$rt" $hi; then
+        MEM_MIN[$k]=">65536"
+        printf 'fails at 64 MiB\n' >&2
+        continue
+      fi
+      if mem_try "$cfg" "$rt" $lo; then
+        hi=$lo
+      else
+        while [ $((hi - lo)) -gt 4 ]; do
+          mid=$(((lo + hi) / 2 / 4 * 4))
+          [ "$mid" -le "$lo" ] && mid=$((lo + 4))
+          if mem_try "$cfg" "$rt" $mid; then hi=$mid; else lo=$mid; fi
+          printf '.' >&2
+        done
+      fi
+      # The edge is fuzzy (page cache, kernel objects): raise the limit by ~6% until it
+      # passes 3 runs out of 3 (at most 8 steps).
+      MEM_BISECT[$k]=$hi
+      for step in 1 2 3 4 5 6 7 8 9; do
+        ok=0
+        for v in 1 2 3; do mem_try "$cfg" "$rt" $hi && ok=$((ok + 1)); done
+        [ $ok = 3 ] || [ $step = 9 ] && break
+        hi=$(((hi + hi / 16 + 3) / 4 * 4))
       done
-    fi
-    # The edge is fuzzy (page cache, kernel objects): raise the limit by ~6% until it
-    # passes 3 runs out of 3 (at most 8 steps).
-    MEM_BISECT[$rt]=$hi
-    for step in 1 2 3 4 5 6 7 8 9; do
-      ok=0
-      for v in 1 2 3; do mem_try "$rt" $hi && ok=$((ok + 1)); done
-      [ $ok = 3 ] || [ $step = 9 ] && break
-      hi=$(((hi + hi / 16 + 3) / 4 * 4))
+      MEM_MIN[$k]=$hi MEM_VERIFY[$k]=$ok
+      printf ' bisection %s KiB, %s KiB passes %d/3\n' "${MEM_BISECT[$k]}" "$hi" "$ok" >&2
     done
-    MEM_MIN[$rt]=$hi MEM_VERIFY[$rt]=$ok
-    printf ' bisection %s KiB, %s KiB passes %d/3\n' "${MEM_BISECT[$rt]}" "$hi" "$ok" >&2
   done
 }

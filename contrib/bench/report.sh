@@ -36,11 +36,12 @@ cell ()
   echo "$m$r"
 }
 
-report ()
+# report_header WHAT: the lines above a report: when, where, the load, the runtimes.
+report_header ()
 {
-  local metric cfg rt cols=(floor "${RTS[@]}") line unit key
+  local rt
   echo
-  echo "== ocisbx start-up benchmark: $ROUNDS rounds, runtimes alternating: ${RTS[*]}"
+  echo "== ocisbx $1, runtimes alternating: ${RTS[*]}"
   echo "   $(date -u '+%F %T UTC'), kernel $(uname -r), $(nproc) CPUs, cgroups $CGROUP_NOTE"
   echo "   load average at start / end: $META_LOAD_START / $META_LOAD_END"
   if awk -v l="${META_LOAD_START%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
@@ -50,6 +51,12 @@ report ()
   [ ${#MISSING[@]} -gt 0 ] && echo "   not found, skipped: ${MISSING[*]}"
   echo "   base config from \`$BASE_SPEC_FROM spec\`; podman seccomp: ${SECCOMP:-none}"
   echo "   medians (CPU: 10 %-trimmed means); xN = ratio to crun's; Nfail = failed attempts (left out)"
+}
+
+report ()
+{
+  local metric cfg rt cols=(floor "${RTS[@]}") line unit key
+  report_header "start-up benchmark: $ROUNDS rounds"
   echo
   line=$(printf '%-17s %-8s %-4s' metric config unit)
   for rt in "${cols[@]}"; do line+=$(printf ' %-19s' "$rt"); done
@@ -73,18 +80,39 @@ report ()
       echo "$line"
     done
   done
-  if [ ${#MEM_MIN[@]} -gt 0 ]; then
-    line=$(printf '%-17s %-8s %-4s %-19s' "min memory.limit" minimal KiB "")
+  mem_rows
+  report_errors
+}
+
+# mem_rows: the "min memory.limit" line of each config (phase_mem), as in the table.
+mem_rows ()
+{
+  local cfg rt line key k
+  [ ${#MEM_MIN[@]} -gt 0 ] || return 0
+  for cfg in ${MEM_CONFIGS:-$CONFIGS}; do
+    line=$(printf '%-17s %-8s %-4s %-19s' "min memory.limit" "$cfg" KiB "")
     for rt in "${RTS[@]}"; do
-      key=${MEM_MIN[$rt]:-n/a}
-      [ -n "${MEM_VERIFY[$rt]:-}" ] && key+=" ${MEM_VERIFY[$rt]}/3ok"
-      [ -n "${MEM_BISECT[$rt]:-}" ] && [ "${MEM_BISECT[$rt]}" != "${MEM_MIN[$rt]}" ] &&
-        key+=" (${MEM_BISECT[$rt]})"
+      k="$cfg|$rt"
+      key=${MEM_MIN[$k]:-n/a}
+      [ -n "${MEM_VERIFY[$k]:-}" ] && key+=" ${MEM_VERIFY[$k]}/3ok"
+      [ -n "${MEM_BISECT[$k]:-}" ] && [ "${MEM_BISECT[$k]}" != "${MEM_MIN[$k]}" ] &&
+        key+=" (${MEM_BISECT[$k]})"
       line+=$(printf ' %-19s' "$key")
     done
     echo "$line"
-  fi
-  report_errors
+  done
+}
+
+# mem_tsv_rows: the TSV lines of phase_mem: median = the smallest limit passing 3/3,
+# min = where the bisection ended.
+mem_tsv_rows ()
+{
+  local key
+  for key in "${!MEM_MIN[@]}"; do
+    printf 'min_memory_limit\t%s\t%s\tKiB\t%s\t%s\t-\t%s\t%s\t%s\n' "${key%|*}" "${key#*|}" "${MEM_MIN[$key]}" \
+      "${MEM_BISECT[$key]:--}" "${MEM_VERIFY[$key]:-0}" "$((3 - ${MEM_VERIFY[$key]:-3}))" \
+      "$(ratio "${MEM_MIN[$key]/>/}" "${MEM_MIN[${key%|*}|crun]:-}")"
+  done
 }
 
 report_errors ()
@@ -95,36 +123,30 @@ report_errors ()
     [ $any = 1 ] || { echo; echo "first error of each failing measurement:"; any=1; }
     echo "  $key (${FAIL[$key]} failed): ${FIRSTERR[$key]}"
   done
-  for rt in "${!MEM_LASTERR[@]}"; do
+  for key in "${!MEM_LASTERR[@]}"; do
     [ $any = 1 ] || { echo; echo "first error of each failing measurement:"; any=1; }
-    echo "  mem|minimal|$rt (last failure, expected below the limit): ${MEM_LASTERR[$rt]}"
+    echo "  mem|$key (last failure, expected below the limit): ${MEM_LASTERR[$key]}"
   done
 }
 
-# write_tsv FILE: one line per measurement; '#' lines carry the context.
+# write_tsv FILE WHAT COL1 COL2: one line per measurement of key "COL1|COL2|RUNTIME";
+# '#' lines carry the context.
 write_tsv ()
 {
-  local file=$1 key s rt base m metric cfg
+  local file=$1 key s rt m a b
   {
-    echo "# ocisbx start-up benchmark $(date -u +%FT%TZ) kernel=$(uname -r) cpus=$(nproc) rounds=$ROUNDS"
+    echo "# ocisbx $2 $(date -u +%FT%TZ) kernel=$(uname -r) cpus=$(nproc) rounds=$ROUNDS"
     echo "# load_start=$META_LOAD_START load_end=$META_LOAD_END cgroups=$CGROUP_NOTE"
     for rt in "${RTS[@]}"; do echo "# runtime $rt ${VERSION[$rt]}"; done
-    printf 'metric\tconfig\truntime\tunit\tmedian\tmin\tmax\tok\tfail\tratio_crun\n'
+    printf '%s\t%s\truntime\tunit\tmedian\tmin\tmax\tok\tfail\tratio_crun\n' "$3" "$4"
     for key in "${KEYS[@]}"; do
-      IFS='|' read -r metric cfg rt <<<"$key"
+      IFS='|' read -r a b rt <<<"$key"
       s=$(stats "$key")
       m=${s%% *}
       [ "$m" = - ] && m=""
-      base=$(median_of "$metric|$cfg|crun")
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$metric" "$cfg" "$rt" "${UNIT[$key]}" \
-        "$(tr ' ' '\t' <<<"$s")" "${OK[$key]}" "${FAIL[$key]}" "$(ratio "$m" "$base")"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$a" "$b" "$rt" "${UNIT[$key]}" \
+        "$(tr ' ' '\t' <<<"$s")" "${OK[$key]}" "${FAIL[$key]}" "$(ratio "$m" "$(median_of "$a|$b|crun")")"
     done
-    for rt in "${!MEM_MIN[@]}"; do
-      # median = smallest limit passing 3/3; min = where the bisection ended.
-      printf 'min_memory_limit\tminimal\t%s\tKiB\t%s\t%s\t-\t%s\t%s\t%s\n' "$rt" "${MEM_MIN[$rt]}" \
-        "${MEM_BISECT[$rt]:--}" \
-        "${MEM_VERIFY[$rt]:-0}" "$((3 - ${MEM_VERIFY[$rt]:-3}))" \
-        "$(ratio "${MEM_MIN[$rt]/>/}" "${MEM_MIN[crun]:-}")"
-    done
+    mem_tsv_rows
   } >"$file"
 }

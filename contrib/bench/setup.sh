@@ -117,7 +117,7 @@ setup_bundles ()
   mkdir -p "$TMP/state" "$TMP/b" "$TMP/userdata/shm"
   # State roots on tmpfs, like /run/{runc,crun,ocisbx}: on /tmp's disk file system the
   # runtimes would pay for inode allocation (ext4 shows up in crun's profile).
-  mount -t tmpfs -o mode=0700,size=64m ocisbxbench "$TMP/state" ||
+  mount -t tmpfs -o mode=0700,size=512m ocisbxbench "$TMP/state" ||
     echo "bench: could not mount a tmpfs for the state roots" >&2
   build_rootfs "$TMP/rootfs-minimal" || return 1
   cp -a "$TMP/rootfs-minimal" "$TMP/rootfs-podman"
