@@ -24,15 +24,9 @@ print_table (const container_info *c, size_t n)
       w = strlen (c[i].id);
   printf ("%-*s   %-10s %-10s %-40s %-30s %s\n", (int) w, "ID", "PID", "STATUS", "BUNDLE", "CREATED", "OWNER");
   for (size_t i = 0; i < n; i++)
-    {
-      cleanup_free char *name = passwd_field ("/etc/passwd", c[i].owner, 0);
-      char owner[32];
-      if (name == NULL)
-        snprintf (owner, sizeof owner, "#%u", (unsigned) c[i].owner);
-      printf ("%-*s   %-10d %-10s %-40s %-30s %s\n", (int) w, c[i].id, (int) c[i].pid,
-              container_status_name (c[i].status), c[i].bundle ? c[i].bundle : "",
-              c[i].created ? c[i].created : "", name ? name : owner);
-    }
+    printf ("%-*s   %-10d %-10s %-40s %-30s %s\n", (int) w, c[i].id, (int) c[i].pid,
+            container_status_name (c[i].status), c[i].bundle ? c[i].bundle : "",
+            c[i].created ? c[i].created : "", c[i].owner_name);
 }
 
 int

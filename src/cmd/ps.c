@@ -24,13 +24,22 @@ static const char ps_help[]
       "\n"
       "  -f, --format FMT   table or json\n";
 
+static int
+pid_cmp (const void *a, const void *b)
+{
+  pid_t x = *(const pid_t *) a, y = *(const pid_t *) b;
+  return (x > y) - (x < y);
+}
+
+/* PIDS sorted: ps prints every process of the host, so each line's lookup must not
+   grow with the container's processes. */
 static bool
 has_pid (const pid_t *pids, size_t n, long pid)
 {
-  for (size_t i = 0; i < n; i++)
-    if (pids[i] == pid)
-      return true;
-  return false;
+  pid_t key = (pid_t) pid;
+  if (pid <= 0 || pid != (long) key)
+    return false;
+  return bsearch (&key, pids, n, sizeof *pids, pid_cmp) != NULL;
 }
 
 /* Run ps with ARGS, print its header and the lines whose PID column is ours. */
@@ -158,5 +167,7 @@ cmd_ps (const ocisbx_globals *g, int argc, char **argv)
   optind++;
   if (optind < argc && strcmp (argv[optind], "--") == 0)
     optind++;
+  if (n > 1)
+    qsort (pids, n, sizeof *pids, pid_cmp);
   return ps_table (argv + optind, argc - optind, pids, n);
 }

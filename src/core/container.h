@@ -59,6 +59,7 @@ typedef struct container_info
   char *rootfs;
   char *created;
   uid_t owner;
+  char *owner_name; /* the owner's user name, or "#UID" */
   char *oci_version;
 } container_info;
 

@@ -336,6 +336,18 @@ info_cmp (const void *a, const void *b)
   return strcmp (((const container_info *) a)->id, ((const container_info *) b)->id);
 }
 
+/* The name of OWNER for `list`: /etc/passwd is read once per run of one owner (the
+   containers of a root usually have one), not once per container. */
+static char *
+owner_name (uid_t owner, const container_info *prev)
+{
+  char *name;
+  if (prev && prev->owner == owner)
+    return xstrdup (prev->owner_name);
+  name = passwd_field ("/etc/passwd", owner, 0);
+  return name ? name : xasprintf ("#%u", (unsigned) owner);
+}
+
 int
 container_list (const char *root, container_info **out, size_t *n, ocisbx_err **err)
 {
@@ -386,6 +398,7 @@ container_list (const char *root, container_info **out, size_t *n, ocisbx_err **
       i->created = steal_ptr (&st->created);
       i->oci_version = steal_ptr (&st->oci_version);
       i->owner = st->owner;
+      i->owner_name = owner_name (i->owner, count > 1 ? &infos[count - 2] : NULL);
       container_state_free (st);
     }
   if (count)
@@ -404,6 +417,7 @@ container_info_free (container_info *infos, size_t n)
       free (infos[i].bundle);
       free (infos[i].rootfs);
       free (infos[i].created);
+      free (infos[i].owner_name);
       free (infos[i].oci_version);
     }
   free (infos);
@@ -432,11 +446,7 @@ container_list_json (const container_info *infos, size_t n)
   for (size_t i = 0; i < n; i++)
     {
       const container_info *c = &infos[i];
-      cleanup_free char *name = passwd_field ("/etc/passwd", c->owner, 0);
-      char owner[32];
 
-      if (name == NULL)
-        snprintf (owner, sizeof owner, "#%u", (unsigned) c->owner);
       yajl_gen_map_open (g);
       gen_str (g, "ociVersion", c->oci_version);
       gen_str (g, "id", c->id);
@@ -446,7 +456,7 @@ container_list_json (const container_info *infos, size_t n)
       gen_str (g, "bundle", c->bundle);
       gen_str (g, "rootfs", c->rootfs);
       gen_str (g, "created", c->created);
-      gen_str (g, "owner", name ? name : owner);
+      gen_str (g, "owner", c->owner_name);
       yajl_gen_map_close (g);
     }
   yajl_gen_array_close (g);

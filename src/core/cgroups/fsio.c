@@ -116,6 +116,8 @@ cg_read_keyed (const cg_hier *h, const char *file, const char *key, uint64_t *ou
   return 1;
 }
 
+/* Append the pids of a cgroup.procs text; the array grows by doubling (a power of two
+   once non-empty), so N is all that is needed to know its capacity. */
 static void
 add_pids (const char *data, pid_t **pids, size_t *n)
 {
@@ -127,9 +129,12 @@ add_pids (const char *data, pid_t **pids, size_t *n)
         break;
       if (v > 0)
         {
-          *pids = realloc (*pids, (*n + 1) * sizeof **pids);
-          if (*pids == NULL)
-            abort ();
+          if ((*n & (*n - 1)) == 0)
+            {
+              *pids = realloc (*pids, (*n ? 2 * *n : 1) * sizeof **pids);
+              if (*pids == NULL)
+                abort ();
+            }
           (*pids)[(*n)++] = (pid_t) v;
         }
       p = end;
