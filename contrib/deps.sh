@@ -3,7 +3,9 @@
 #   contrib/deps.sh                 build + demo dependencies
 #   contrib/deps.sh --tests         also every package a test uses (bats, runc/crun as
 #                                   references, podman, conmon, catatonit, ...)
-#   contrib/deps.sh --list [--tests]  print the package names, install nothing
+#   contrib/deps.sh --bench         also what contrib/bench/ uses (runc and crun to compare
+#                                   with, GNU time, gnuplot for the plots, perf and strace)
+#   contrib/deps.sh --list [--tests] [--bench]  print the package names, install nothing
 # A test that needs a tool says so with requires_tool CMD PACKAGE (tests/helpers/common.bash);
 # tests/packaging.bats checks that every PACKAGE named there is in TESTS below.
 set -eu
@@ -11,16 +13,20 @@ BUILD="build-essential autoconf automake libtool pkg-config libyajl-dev libsecco
        busybox-static python3 ca-certificates"
 TESTS="bats python3-jsonschema golang-github-opencontainers-specs-dev runc crun podman conmon
        catatonit slirp4netns uidmap iproute2 procps util-linux psmisc strace btrfs-progs time acl"
-tests=no list=no
+BENCH="runc crun time gnuplot-nox linux-perf strace"
+tests=no bench=no list=no
 for a in "$@"; do
   case "$a" in
     --tests) tests=yes ;;
+    --bench) bench=yes ;;
     --list) list=yes ;;
-    *) echo "usage: $0 [--tests] [--list]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--tests] [--bench] [--list]" >&2; exit 2 ;;
   esac
 done
 pkgs=$BUILD
-[ "$tests" = yes ] && pkgs="$BUILD $TESTS"
+[ "$tests" = yes ] && pkgs="$pkgs $TESTS"
+[ "$bench" = yes ] && pkgs="$pkgs $BENCH"
+pkgs=$(printf '%s\n' $pkgs | awk '!seen[$0]++')
 if [ "$list" = yes ]; then
   printf '%s\n' $pkgs
   exit 0
