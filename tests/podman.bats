@@ -10,6 +10,7 @@ bats_require_minimum_version 1.5.0
 
 load helpers/common
 load helpers/podman
+load helpers/tree
 
 setup_file() {
 	[ -x "$OCI_RUNTIME" ] || {
@@ -221,6 +222,47 @@ end" ]
 		sleep 0.1
 	done
 	[ "$out" = detached ]
+}
+
+@test "exec: with --annotation io.github.ocisbx.exec.kill-tree=true, podman exec CTR kill LEADER takes the leader's whole tree; a killed podman exec client does not" {
+	requires_ocisbx "the exec tree annotation is ocisbx's"
+	run_d "$NAME" --annotation io.github.ocisbx.exec.kill-tree=true "$PM_IMAGE" sleep 1000
+	init=$(pm_pid "$NAME")
+	# another exec, which goes on
+	pm exec "$NAME" sleep 299 </dev/null >/dev/null 2>&1 &
+	other=$!
+	wait_for_output 1 10 "the other exec" ns_count "$init" sleep 299
+
+	# 1. the podman client killed (SIGKILL): conmon runs the exec detached and stays, so
+	# nothing reaches the tree (README: "podman exec CTR kill LEADER_PID")
+	pm exec "$NAME" sh -c "$TREE_CMD" </dev/null >/dev/null 2>&1 &
+	client=$!
+	wait_for_output 3 10 "sleeps of the tree" tree_sleeps "$init"
+	kill -KILL "$(descendant_pid "$client" podman)"
+	wait "$client" || true
+	sleep 1
+	[ "$(tree_sleeps "$init")" -eq 3 ]
+	leader=$(first_child "$(tree_reaper "$init")")
+	run pm exec "$NAME" kill "$(ns_pid "$leader")"
+	[ "$status" -eq 0 ]
+	wait_for_output 0 10 "sleeps of the tree left" tree_sleeps "$init"
+
+	# 2. a running client returns the leader's status; the same kill -9
+	pm exec "$NAME" sh -c "$TREE_CMD" </dev/null >/dev/null 2>&1 &
+	client=$!
+	wait_for_output 3 10 "sleeps of the tree" tree_sleeps "$init"
+	leader=$(first_child "$(tree_reaper "$init")")
+	run pm exec "$NAME" kill -9 "$(ns_pid "$leader")"
+	[ "$status" -eq 0 ]
+	rc=0
+	wait "$client" || rc=$?
+	[ "$rc" -eq 137 ]
+	wait_for_output 0 10 "sleeps of the tree left" tree_sleeps "$init"
+
+	[ -z "$(ns_zombies "$init")" ]
+	[ "$(pm_state "$NAME")" = running ]
+	[ "$(ns_count "$init" sleep 299)" -eq 1 ]
+	pid_alive "$other"
 }
 
 # --- terminal -------------------------------------------------------------------

@@ -32,7 +32,14 @@ static const char exec_help[] =
   "      --process-label L      SELinux label of the process\n"
   "      --apparmor PROFILE     AppArmor profile of the process\n"
   "      --ignore-paused        exec even into a paused container (the process\n"
-  "                             waits frozen until `resume`)\n";
+  "                             waits frozen until `resume`)\n"
+  "      --kill-tree[=BOOL]     run the process in a pid namespace of its own, whose\n"
+  "                             PID 1 (a small reaper) forwards signals to it and ends\n"
+  "                             with it: when the process exits or is killed, or a\n"
+  "                             foreground exec is killed (SIGKILL too), every process\n"
+  "                             it started dies, daemons included.  The default is the\n"
+  "                             container's annotation io.github.ocisbx.exec.kill-tree\n"
+  "                             (\"true\" or \"false\"; false when absent)\n";
 
 static int
 parse_id (const char *s, unsigned long *out)
@@ -110,6 +117,7 @@ cmd_exec (const ocisbx_globals *g, int argc, char **argv)
     OPT_PROCESS_LABEL,
     OPT_APPARMOR,
     OPT_IGNORE_PAUSED,
+    OPT_KILL_TREE,
   };
   static const struct option opts[] = {
     { "process", required_argument, NULL, 'p' },
@@ -127,6 +135,7 @@ cmd_exec (const ocisbx_globals *g, int argc, char **argv)
     { "process-label", required_argument, NULL, OPT_PROCESS_LABEL },
     { "apparmor", required_argument, NULL, OPT_APPARMOR },
     { "ignore-paused", no_argument, NULL, OPT_IGNORE_PAUSED },
+    { "kill-tree", optional_argument, NULL, OPT_KILL_TREE },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -148,6 +157,7 @@ cmd_exec (const ocisbx_globals *g, int argc, char **argv)
   o.caps = caps;
   o.add_gids = gids;
   o.no_new_privs = -1;
+  o.kill_tree = -1;
   opterr = 0;
   while ((c = getopt_long (argc, argv, "+p:tde:u:g:c:h", opts, NULL)) != -1)
     {
@@ -206,6 +216,11 @@ cmd_exec (const ocisbx_globals *g, int argc, char **argv)
           break;
         case OPT_IGNORE_PAUSED:
           o.ignore_paused = true;
+          break;
+        case OPT_KILL_TREE:
+          o.kill_tree = parse_bool (optarg);
+          if (o.kill_tree < 0)
+            return cmd_usage_error ("exec", "--kill-tree=%s: true or false", optarg);
           break;
         case 'h':
           fputs (exec_help, stdout);

@@ -18,6 +18,7 @@
 
 #include "cgroup_record.h"
 #include "dmz.h"
+#include "exec.h"
 #include "foreground.h"
 #include "hooks.h"
 #include "log.h"
@@ -155,7 +156,7 @@ int
 create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_err **err)
 {
   cleanup_strv char **extra_env = NULL;
-  int n_listen;
+  int n_listen, kill_tree;
 
   c->o = o;
   if (state_validate_id (o->id, err) < 0)
@@ -179,6 +180,8 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   if (c->cfg->linux_ && c->cfg->linux_->seccomp && seccomp_validate (c->cfg->linux_->seccomp, err) < 0)
     return -1;
   if (lsm_validate (c->proc.apparmor_profile, c->proc.selinux_label, err) < 0)
+    return -1;
+  if (exec_kill_tree_annotation (&c->cfg->annotations, &kill_tree, err) < 0)
     return -1;
   if (c->cfg->hooks)
     {

@@ -203,7 +203,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
 
   if (process_apply_early (p, err) < 0 || wait_go (s, err) < 0)
     return -1;
-  p->pdeathsig = c->pdeathsig;
+  p->pdeathsig = c->pdeathsig ? SIGKILL : 0;
   if (process_setup (p, s->slave, 3 + c->preserve_fds, err) < 0)
     return -1;
   s->slave = -1;

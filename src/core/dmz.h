@@ -29,6 +29,11 @@
    file FD (rejoining the container's memory cgroup, cgroup_join.h) and closes it. */
 #define DMZ_ARGV0 "ocisbx-dmz"
 #define DMZ_ARGV0_MEMCG "ocisbx-dmz-memcg"
+/* "ocisbx-dmz-tree" OPTS PATH ARGV...: the stub is the reaper of an exec tree, which
+   ends with its leader (src/dmz/tree.h says what it does and what OPTS holds).  Its
+   parent-death signal (SIGRTMAX): the reaper then checks the runtime's pidfd. */
+#define DMZ_ARGV0_TREE "ocisbx-dmz-tree"
+#define DMZ_TREE_RUNTIME_GONE 64
 
 /* A sealed, executable memfd holding the dmz (O_CLOEXEC), or -1 with *err.  In a build
    without the dmz: -1 with *err (ENOSYS). */
@@ -43,11 +48,24 @@ bool dmz_usable (const seccomp_prog *seccomp, int dmz_fd, const char *selinux_la
    fd and pointer: then it may rejoin a memory cgroup. */
 bool dmz_memcg_usable (const seccomp_prog *seccomp);
 
+/* Whether SECCOMP lets the exec tree's reaper make its system calls (src/dmz/tree.h):
+   TTY, the leader takes the pty as its controlling terminal; FOREGROUND, the reaper
+   arms its parent-death signal and checks the runtime through a pidfd.  0, or -1 with
+   *err naming the first call refused; -1 as well in a build without the dmz. */
+int dmz_tree_check (const seccomp_prog *seccomp, bool tty, bool foreground, ocisbx_err **err);
+
+/* OPTS of "ocisbx-dmz-tree" (src/dmz/tree.h) into BUF: the leader's signal MASK, its
+   NFDS fds, the runtime's PIDFD (-1: detached), TTY the leader's controlling terminal. */
+#define DMZ_TREE_OPTS_SIZE 64
+const char *dmz_tree_opts (const sigset_t *mask, int nfds, int pidfd, bool tty, char buf[DMZ_TREE_OPTS_SIZE]);
+
 /* The dmz's argv: "ocisbx-dmz" PATH ARGV..., or (MEMCG_FD >= 0, an fd left open across
    the exec) "ocisbx-dmz-memcg" MEMCG_FD PATH ARGV..., with MEMCG_FD's number written to
-   FDNUM.  A malloc'd array of the strings given (not copied). */
+   FDNUM, or (TREE_OPTS not NULL) "ocisbx-dmz-tree" TREE_OPTS PATH ARGV....  A malloc'd
+   array of the strings given (not copied). */
 #define DMZ_FDNUM_SIZE 16
-char **dmz_argv (int memcg_fd, const char *path, char *const argv[], char fdnum[DMZ_FDNUM_SIZE]);
+char **dmz_argv (int memcg_fd, const char *tree_opts, const char *path, char *const argv[],
+                 char fdnum[DMZ_FDNUM_SIZE]);
 /* execveat (DMZ_FD, "", ARGV, ENVP, AT_EMPTY_PATH) with ARGV from dmz_argv: the one
    call dmz_usable checks.  Returns only on failure (-1, errno set). */
 int dmz_execveat (int dmz_fd, char *const argv[], char *const envp[]);

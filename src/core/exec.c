@@ -42,7 +42,7 @@ ctx_init (exec_ctx *c, const exec_opts *o)
   c->o = o;
   c->rootfd = c->lockfd = c->procfd = c->pidfd = c->init_root = -1;
   c->console_sock = c->sync_parent = c->sync_child = -1;
-  c->child_pidfd = c->master = -1;
+  c->child_pidfd = c->master = c->self_pidfd = -1;
   cgroup_join_init (&c->cgj);
 }
 
@@ -59,6 +59,7 @@ ctx_free (exec_ctx *c)
   close_fd (&c->sync_child);
   close_fd (&c->child_pidfd);
   close_fd (&c->master);
+  close_fd (&c->self_pidfd);
   cgroup_join_close (&c->cgj);
   if (c->cgroup)
     cgroup_manager_free (c->cgroup);
@@ -170,6 +171,43 @@ choose_exec_protection (exec_ctx *c, ocisbx_err **err)
   return dmz_prepare (&c->plan, c->seccomp, &c->sigmask, err);
 }
 
+/* --kill-tree, or the container's annotation: the process's own pid namespace, whose
+   PID 1 is the stub as reaper.  A foreground exec hands the reaper its pidfd (above
+   the fds the process keeps) to tie the tree to our life. */
+static int
+prepare_tree (exec_ctx *c, ocisbx_err **err)
+{
+  process_plan *p = &c->plan;
+  int on = c->o->kill_tree;
+  cleanup_close int self = -1;
+
+  if (on < 0 && exec_kill_tree_annotation (&c->st->annotations, &on, err) < 0)
+    return -1;
+  if (on == 0)
+    return 0;
+  if (!p->via_dmz)
+    return err_set (err, 0, "exec --kill-tree: the exec tree's reaper is the exec stub (ocisbx-dmz), which "
+                            "this process cannot use (an AppArmor or SELinux exec label, a seccomp filter "
+                            "that refuses execveat, or a build without it)");
+  if (dmz_tree_check (c->seccomp, p->terminal, !c->o->detach, err) < 0)
+    return -1;
+  if (!c->o->detach)
+    {
+      self = syscall (SYS_pidfd_open, getpid (), 0);
+      if (self < 0)
+        return err_set (err, errno, "exec --kill-tree: pidfd_open");
+      c->self_pidfd = fcntl (self, F_DUPFD_CLOEXEC, 3 + c->o->preserve_fds);
+      if (c->self_pidfd < 0)
+        return err_set (err, errno, "exec --kill-tree: fcntl F_DUPFD_CLOEXEC");
+    }
+  c->tree = true;
+  p->tree = true;
+  p->tree_nfds = 3 + c->o->preserve_fds;
+  p->tree_pidfd = c->self_pidfd;
+  p->pdeathsig = c->self_pidfd >= 0 ? DMZ_TREE_RUNTIME_GONE : 0;
+  return 0;
+}
+
 static int
 prepare (exec_ctx *c, ocisbx_err **err)
 {
@@ -201,6 +239,8 @@ prepare (exec_ctx *c, ocisbx_err **err)
         return err_wrap (err, "config.json: .linux.seccomp");
     }
   if (choose_exec_protection (c, err) < 0)
+    return -1;
+  if (prepare_tree (c, err) < 0)
     return -1;
   if (c->st->cgroup && c->st->cgroup[0])
     {

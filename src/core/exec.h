@@ -9,6 +9,8 @@
  *     which of its namespaces differ from ours; its root (/proc/PID/root)
  *   setns(pidfd, CLONE_NEWPID), clone3 (CLONE_INTO_CGROUP when there is a v2
  *     cgroup): the child is born in the container's pid namespace, as our child
+ *     (--kill-tree: it executes the stub as the tree's reaper, which forks the
+ *     process and kills its whole tree when it ends: src/dmz/tree.h)
  *                                              v1 cgroups ("0" > tasks), rlimits
  *                                              setns(pidfd, user first + the rest)
  *                                              chroot to the init's root, pty
@@ -57,7 +59,17 @@ typedef struct exec_opts
   const char *process_label;  /* --process-label */
   const char *apparmor;       /* --apparmor */
   bool ignore_paused;         /* --ignore-paused */
+  int kill_tree;              /* --kill-tree: -1 unset (the container's annotation), 0, 1 */
 } exec_opts;
+
+/* The annotation (config.json, read from the state at each exec) that runs every exec
+   into the container as --kill-tree does; "true" or "false" (the default). */
+#define EXEC_KILL_TREE_ANNOTATION "io.github.ocisbx.exec.kill-tree"
+
+struct ocispec_map;
+/* Its value in ANNOTATIONS: *ON is 1 for "true", 0 for "false" or none; -1 with *err
+   naming the annotation for any other value. */
+int exec_kill_tree_annotation (const struct ocispec_map *annotations, int *on, ocisbx_err **err);
 
 /* Run the process.  Foreground: *EXIT_CODE is its exit code or 128+signal.  On
    failure (-1, *err set), *EXIT_CODE is 127 for an executable that was not found,

@@ -161,6 +161,10 @@ exec_child (exec_ctx *c)
   ocisbx_err *err = NULL;
   char *exe = NULL;
 
+  /* A foreground exec tree: a runtime that dies while we are set up takes us along
+     (process_setup arms it again after a uid change, the reaper once more). */
+  if (c->plan.pdeathsig)
+    prctl (PR_SET_PDEATHSIG, c->plan.pdeathsig);
   /* The parent's: the lock would otherwise be held until execve. */
   close_fd (&c->lockfd);
   close_fd (&c->rootfd);

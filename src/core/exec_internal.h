@@ -49,6 +49,8 @@ typedef struct exec_ctx
   cgroup_join cgj;
   bool parent_enters_cgroup; /* no fast join: cgroup_enter () by us, then SYNC_GO */
   bool paused;               /* --ignore-paused on a paused container */
+  bool tree;                 /* --kill-tree or the container's annotation (exec.h) */
+  int self_pidfd;            /* ours, for a foreground tree's reaper (src/dmz/tree.h) */
 
   int rootfd;  /* --root */
   int lockfd;  /* the state dir, LOCK_SH while the process is being set up */

@@ -211,3 +211,21 @@ exec_spec_free (exec_spec *s)
     oci_config_free (s->cfg);
   memset (s, 0, sizeof *s);
 }
+
+int
+exec_kill_tree_annotation (const struct ocispec_map *annotations, int *on, ocisbx_err **err)
+{
+  *on = 0;
+  for (size_t i = 0; annotations && i < annotations->len; i++)
+    {
+      const char *v = annotations->values[i];
+      if (strcmp (annotations->keys[i], EXEC_KILL_TREE_ANNOTATION) != 0)
+        continue;
+      if (strcmp (v, "true") == 0)
+        *on = 1;
+      else if (strcmp (v, "false") != 0)
+        return err_set (err, 0, "config.json: .annotations[\"%s\"]: \"%.64s\" is not true or false",
+                        EXEC_KILL_TREE_ANNOTATION, v);
+    }
+  return 0;
+}

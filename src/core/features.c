@@ -16,6 +16,7 @@
 #include <sys/capability.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "mount_options.h"
 #include "seccomp.h"
 #include "utils.h"
@@ -191,6 +192,8 @@ features_document (oci_features **out, ocisbx_err **err)
 
   annotate (&f->annotations, "io.github.ocisbx.version", PACKAGE_VERSION);
   annotate (&f->annotations, "io.github.ocisbx.commit", GIT_COMMIT);
+  /* read from config.json by every exec: its values */
+  annotate (&f->annotations, EXEC_KILL_TREE_ANNOTATION, "true|false");
   *out = f;
   return 0;
 }

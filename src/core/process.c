@@ -462,12 +462,12 @@ process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err
   if (setup_user (plan, err) < 0)
     return -1;
   if (plan->pdeathsig)
-    prctl (PR_SET_PDEATHSIG, SIGKILL); /* cleared by the uid change */
+    prctl (PR_SET_PDEATHSIG, plan->pdeathsig); /* cleared by the uid change */
   if (cwd_err && change_dir (plan, err) < 0)
     return -1;
   if (tty_slave >= 0)
     {
-      if (terminal_make_stdio (tty_slave, err) < 0)
+      if (terminal_make_stdio (tty_slave, !plan->tree, err) < 0)
         return -1;
       if (tty_slave > 2)
         close (tty_slave);
@@ -476,8 +476,13 @@ process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err
     return err_set (err, errno, "prctl PR_SET_NO_NEW_PRIVS");
   if (lsm_apply_exec_label (plan->apparmor_profile, plan->selinux_label, err) < 0)
     return -1;
-  /* Only stdio, --preserve-fds and LISTEN_FDS reach the process. */
-  return cloexec_fds_from (keep_fds, err);
+  /* Only stdio, --preserve-fds and LISTEN_FDS reach the process; an exec tree's reaper
+     gets the runtime's pidfd too. */
+  if (cloexec_fds_from (keep_fds, err) < 0)
+    return -1;
+  if (plan->tree && plan->tree_pidfd >= 0 && fcntl (plan->tree_pidfd, F_SETFD, 0) < 0)
+    return err_set (err, errno, "exec --kill-tree: pass the runtime's pidfd on");
+  return 0;
 }
 
 static const char *

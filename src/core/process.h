@@ -98,11 +98,21 @@ typedef struct process_plan
   /* linux.seccomp (not owned; NULL: none), loaded by process_load_filter only */
   const struct seccomp_prog *seccomp;
   bool filter_loaded;
-  bool pdeathsig; /* PR_SET_PDEATHSIG SIGKILL again after the uid change cleared it */
+  int pdeathsig; /* PR_SET_PDEATHSIG (a signal, 0: none) again after the uid change
+                    cleared it: SIGKILL for a foreground run's init, DMZ_TREE_RUNTIME_GONE
+                    for a foreground exec tree's reaper */
   /* Without no_new_privs loading the filter needs CAP_SYS_ADMIN: a process that is not
      to have it holds it until then (process_setup), these are its sets after. */
   bool admin_kept;
   uint64_t caps_after_filter[3]; /* effective, permitted, inheritable */
+  /* exec --kill-tree: the stub is the reaper of the process's tree (src/dmz/tree.h);
+     only through the stub (via_dmz).  Every signal stays blocked across the exec; the
+     leader gets SIGMASK.  The leader, not the reaper, takes the pty as its controlling
+     terminal. */
+  bool tree;
+  int tree_nfds;  /* the leader's fds (stdio, --preserve-fds): the reaper closes them */
+  int tree_pidfd; /* the foreground runtime's pidfd (not owned, kept across the exec),
+                     or -1 when detached */
 } process_plan;
 
 /* Parent: DOC and FIELD name the source in errors ("config.json", ".process").

@@ -15,7 +15,10 @@
 
    The exec is execve(2) of the program, or execveat(2) of the exec stub (dmz.h), whose
    own calls then pass the filter too: write(2) and close(2) to rejoin the memory cgroup
-   (only when dmz_memcg_usable found that the filter lets them through) and execve(2).
+   (only when dmz_memcg_usable found that the filter lets them through) and execve(2);
+   as an exec tree's reaper (exec --kill-tree) the calls of src/dmz/tree.h, which
+   dmz_tree_check found allowed: the reaper is inside the filter, like any process of
+   the container.
    What the runtime makes on a failed exec (its error message, _exit) runs under the
    filter as well.
 
@@ -104,8 +107,9 @@ set_final_affinity (const process_plan *plan, ocisbx_err **err)
 int
 process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, ocisbx_err **err)
 {
-  char fdnum[DMZ_FDNUM_SIZE];
+  char fdnum[DMZ_FDNUM_SIZE], tree[DMZ_TREE_OPTS_SIZE];
   cleanup_free char **stub_argv = NULL;
+  sigset_t all;
   int memcg = -1, e;
 
   /* ---- before the filter ---- */
@@ -114,9 +118,16 @@ process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, oc
   if (plan->via_dmz)
     {
       memcg = leave_memcg_for_stub (plan);
-      stub_argv = dmz_argv (memcg, path, plan->argv, fdnum);
+      stub_argv = dmz_argv (memcg,
+                            plan->tree ? dmz_tree_opts (&plan->sigmask, plan->tree_nfds, plan->tree_pidfd,
+                                                        plan->terminal, tree)
+                                       : NULL,
+                            path, plan->argv, fdnum);
     }
-  sigprocmask (SIG_SETMASK, &plan->sigmask, NULL);
+  /* an exec tree's reaper gets every signal blocked (it passes them on), its leader
+     the caller's mask */
+  sigfillset (&all);
+  sigprocmask (SIG_SETMASK, plan->tree ? &all : &plan->sigmask, NULL);
 
   /* ---- the filter, then only what must follow it ---- */
   if (process_load_filter (plan, sync_sock, err) < 0)

@@ -100,11 +100,11 @@ terminal_caller_size (struct winsize *ws)
 }
 
 int
-terminal_make_stdio (int slave, ocisbx_err **err)
+terminal_make_stdio (int slave, bool ctty, ocisbx_err **err)
 {
   if (setsid () < 0)
     return err_set (err, errno, "setsid");
-  if (ioctl (slave, TIOCSCTTY, 0) < 0)
+  if (ctty && ioctl (slave, TIOCSCTTY, 0) < 0)
     return err_set (err, errno, "make the pty the controlling terminal");
   for (int fd = 0; fd < 3; fd++)
     if (dup2 (slave, fd) < 0)

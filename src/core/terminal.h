@@ -34,8 +34,9 @@ int terminal_set_size (int fd, const struct winsize *ws, ocisbx_err **err);
 /* Parent: the size of the caller's terminal (stdin's, else stdout's); false when neither
    is one. */
 bool terminal_caller_size (struct winsize *ws);
-/* Child: new session, SLAVE as controlling terminal and as fds 0, 1, 2. */
-int terminal_make_stdio (int slave, ocisbx_err **err);
+/* Child: new session, SLAVE as fds 0, 1, 2 and, with CTTY, as controlling terminal
+   (an exec tree's leader takes it itself: src/dmz/tree.h). */
+int terminal_make_stdio (int slave, bool ctty, ocisbx_err **err);
 
 /* Parent (`run`): relay between our stdio and the pty master. */
 typedef struct terminal_relay

@@ -11,6 +11,9 @@
        or: "ocisbx-dmz-memcg" FD PATH ARGV0 ARGS...: first write "0" to FD, the
            container's cgroup v1 memory "tasks" file, and close it (the runtime stepped
            out of that cgroup for this exec: src/core/cgroup_join.h)
+       or: "ocisbx-dmz-tree" OPTS PATH ARGV0 ARGS...: the exec tree's reaper (tree.h):
+           a subreaper that forks the leader, which executes PATH, and kills what is
+           left of the leader's tree once the leader is gone (OPTS: tree.h)
 
    Any other argv (a script naming /proc/self/exe as its interpreter) is refused with
    126.  No libc: a freestanding file, built with -nostdlib -static (Makefile.am), for
@@ -19,18 +22,36 @@
 
 #define DMZ_ARGV0 "ocisbx-dmz"
 #define DMZ_ARGV0_MEMCG "ocisbx-dmz-memcg"
+#define DMZ_ARGV0_TREE "ocisbx-dmz-tree"
 
 #if defined(__x86_64__)
+#define NR_READ 0
 #define NR_WRITE 1
 #define NR_CLOSE 3
+#define NR_IOCTL 16
+#define NR_RT_SIGPROCMASK 14
+#define NR_CLONE 56
 #define NR_EXECVE 59
+#define NR_WAIT4 61
+#define NR_KILL 62
+#define NR_SETSID 112
+#define NR_RT_SIGTIMEDWAIT 128
+#define NR_PRCTL 157
 #define NR_EXIT_GROUP 231
+#define NR_PPOLL 271
+#define NR_OPENAT 257
 
 static long
-sys3 (long n, long a, long b, long c)
+sys6 (long n, long a, long b, long c, long d, long e, long f)
 {
   long r;
-  __asm__ volatile ("syscall" : "=a"(r) : "a"(n), "D"(a), "S"(b), "d"(c) : "rcx", "r11", "memory");
+  register long r10 __asm__ ("r10") = d;
+  register long r8 __asm__ ("r8") = e;
+  register long r9 __asm__ ("r9") = f;
+  __asm__ volatile ("syscall"
+                    : "=a"(r)
+                    : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                    : "rcx", "r11", "memory");
   return r;
 }
 
@@ -45,19 +66,33 @@ __asm__ (".text\n"
          "  hlt\n");
 
 #elif defined(__aarch64__)
+#define NR_READ 63
 #define NR_WRITE 64
 #define NR_CLOSE 57
+#define NR_IOCTL 29
+#define NR_RT_SIGPROCMASK 135
+#define NR_CLONE 220
 #define NR_EXECVE 221
+#define NR_WAIT4 260
+#define NR_KILL 129
+#define NR_SETSID 157
+#define NR_RT_SIGTIMEDWAIT 137
+#define NR_PRCTL 167
 #define NR_EXIT_GROUP 94
+#define NR_PPOLL 73
+#define NR_OPENAT 56
 
 static long
-sys3 (long n, long a, long b, long c)
+sys6 (long n, long a, long b, long c, long d, long e, long f)
 {
   register long x8 __asm__ ("x8") = n;
   register long x0 __asm__ ("x0") = a;
   register long x1 __asm__ ("x1") = b;
   register long x2 __asm__ ("x2") = c;
-  __asm__ volatile ("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+  register long x3 __asm__ ("x3") = d;
+  register long x4 __asm__ ("x4") = e;
+  register long x5 __asm__ ("x5") = f;
+  __asm__ volatile ("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
   return x0;
 }
 
@@ -70,6 +105,8 @@ __asm__ (".text\n"
 #else
 #error "ocisbx-dmz: no system call stub for this architecture"
 #endif
+
+#define sys3(n, a, b, c) sys6 (n, a, b, c, 0, 0, 0)
 
 void dmz_main (long *sp) __attribute__ ((noreturn, used));
 
@@ -102,6 +139,8 @@ quit (int code)
   for (;;)
     sys3 (NR_EXIT_GROUP, code, 0, 0);
 }
+
+#include "tree.h"
 
 /* errno values are the same on x86_64 and aarch64 (asm-generic). */
 static const char *
@@ -159,6 +198,24 @@ dmz_main (long *sp)
           quit (127);
         }
       sys3 (NR_CLOSE, fd, 0, 0);
+      argv++;
+      argc--;
+    }
+  else if (argc >= 4 && same (argv[0], DMZ_ARGV0_TREE))
+    {
+      tree_opts o;
+      if (tree_parse (argv[1], &o) < 0)
+        {
+          put ("ocisbx-dmz: bad exec tree options\n");
+          quit (126);
+        }
+      if (!tree_start (&o))
+        {
+          put ("ocisbx: exec: \"");
+          put (argv[3]);
+          put ("\": cannot fork the exec tree's leader\n");
+          quit (126);
+        }
       argv++;
       argc--;
     }

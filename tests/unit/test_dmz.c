@@ -230,10 +230,10 @@ stderr_of (int fd)
   return xstrdup (buf);
 }
 
-/* Runs the dmz (FD) with dmz_argv (MEMCG, PATH, ARGV) in a child with stderr into a pipe; returns the
-   wait status and the child's stderr in *MSG. */
+/* Runs the dmz (FD) with dmz_argv (MEMCG, TREE, PATH, ARGV) in a child with stderr into
+   a pipe; returns the wait status and the child's stderr in *MSG. */
 static int
-run_stub_memcg (int fd, int memcg, const char *path, char **argv, char **msg)
+run_stub_as (int fd, int memcg, const char *tree, const char *path, char **argv, char **msg)
 {
   int pipefd[2], status = -1;
   pid_t pid;
@@ -247,7 +247,7 @@ run_stub_memcg (int fd, int memcg, const char *path, char **argv, char **msg)
       dup2 (pipefd[1], 2);
       dup2 (open ("/dev/null", O_WRONLY | O_CLOEXEC), 1);
       char fdnum[DMZ_FDNUM_SIZE];
-      dmz_execveat (fd, dmz_argv (memcg, path, argv, fdnum), (char *[]){ NULL });
+      dmz_execveat (fd, dmz_argv (memcg, tree, path, argv, fdnum), (char *[]){ NULL });
       _exit (99);
     }
   close (pipefd[1]);
@@ -260,7 +260,7 @@ run_stub_memcg (int fd, int memcg, const char *path, char **argv, char **msg)
 static int
 run_stub (int fd, const char *path, char **argv, char **msg)
 {
-  return run_stub_memcg (fd, -1, path, argv, msg);
+  return run_stub_as (fd, -1, NULL, path, argv, msg);
 }
 
 static void
@@ -300,7 +300,7 @@ test_stub (void)
     char got[8] = "";
     CHECK (pipe (p) == 0); /* not O_CLOEXEC: the stub gets it */
     script = xasprintf ("[ ! -e /proc/self/fd/%d ] && exit 5", p[1]);
-    st = run_stub_memcg (fd, p[1], "/bin/sh", STRS ("sh", "-c", script, NULL), &m5);
+    st = run_stub_as (fd, p[1], NULL, "/bin/sh", STRS ("sh", "-c", script, NULL), &m5);
     close (p[1]);
     CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 5);
     CHECK_STR (m5, "");
@@ -308,7 +308,7 @@ test_stub (void)
     close (p[0]);
     /* a file it cannot write: the program does not run */
     ro = open ("/dev/null", O_RDONLY);
-    st = run_stub_memcg (fd, ro, "/bin/sh", STRS ("sh", "-c", "exit 5", NULL), &m6);
+    st = run_stub_as (fd, ro, NULL, "/bin/sh", STRS ("sh", "-c", "exit 5", NULL), &m6);
     close (ro);
     CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 127);
     CHECK_STR (m6, "ocisbx: exec: \"sh\": cannot rejoin the container's memory cgroup\n");
@@ -339,6 +339,66 @@ test_stub (void)
 #endif
 }
 
+/* "ocisbx-dmz-tree": the leader's exit code, its signal as 128+N, its tree killed once
+   it is gone, failures worded as the plain stub's. */
+static void
+test_stub_tree (void)
+{
+#ifdef HAVE_DMZ
+  cleanup_err ocisbx_err *err = NULL;
+  cleanup_close int fd = dmz_memfd (&err);
+  cleanup_free char *m1 = NULL, *m2 = NULL, *m3 = NULL, *m4 = NULL, *m5 = NULL;
+  int st;
+  long daemon;
+
+  CHECK (fd >= 0);
+  if (fd < 0)
+    return;
+  st = run_stub_as (fd, -1, "0:3:-:0", "/bin/sh", STRS ("sh", "-c", "[ \"$0\" = a ] && exit 7", "a", NULL), &m1);
+  CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 7);
+  CHECK_STR (m1, "");
+  st = run_stub_as (fd, -1, "0:3:-:0", "/bin/sh", STRS ("sh", "-c", "kill -TERM $$", NULL), &m2);
+  CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 128 + SIGTERM);
+  /* a daemon of the leader's (its own session, its parent gone) does not outlive it */
+  st = run_stub_as (fd, -1, "0:3:-:0", "/bin/sh",
+                    STRS ("sh", "-c", "sh -c 'setsid sleep 300 >/dev/null 2>&1 & echo $! >&2'; exit 3", NULL), &m3);
+  CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 3);
+  daemon = strtol (m3, NULL, 10);
+  CHECK (daemon > 0 && kill ((pid_t) daemon, 0) < 0 && errno == ESRCH);
+  /* failures */
+  st = run_stub_as (fd, -1, "0:3:-:0", "/no/such/file", STRS ("prog", NULL), &m4);
+  CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 127);
+  CHECK_STR (m4, "ocisbx: exec: \"prog\": no such file or directory\n");
+  st = run_stub_as (fd, -1, "0:x:-:0", "/bin/true", STRS ("true", NULL), &m5);
+  CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 126);
+  CHECK_STR (m5, "ocisbx-dmz: bad exec tree options\n");
+#endif
+}
+
+/* dmz_tree_check names the first call of the reaper that a filter refuses. */
+static void
+test_dmz_tree_check (void)
+{
+#ifdef HAVE_DMZ
+  uint32_t e1 = 1;
+  oci_syscall deny_wait[] = { { NAMES ("rt_sigtimedwait"), .action = "SCMP_ACT_ERRNO", .errno_ret = &e1 } };
+  oci_syscall deny_ppoll[] = { { NAMES ("ppoll"), .action = "SCMP_ACT_ERRNO", .errno_ret = &e1 } };
+  oci_seccomp w = { .default_action = "SCMP_ACT_ALLOW", .syscalls = deny_wait, .syscalls_len = 1 };
+  oci_seccomp pp = { .default_action = "SCMP_ACT_ALLOW", .syscalls = deny_ppoll, .syscalls_len = 1 };
+  cleanup_seccomp_prog seccomp_prog *p1 = compile (&w);
+  cleanup_seccomp_prog seccomp_prog *p2 = compile (&pp);
+  ocisbx_err *err = NULL;
+
+  CHECK (dmz_tree_check (NULL, true, true, &err) == 0);
+  CHECK (p1 && dmz_tree_check (p1, false, false, &err) < 0 && strstr (err->msg, "refuses rt_sigtimedwait"));
+  err_freep (&err);
+  /* ppoll only checks a foreground runtime */
+  CHECK (p2 && dmz_tree_check (p2, false, false, &err) == 0);
+  CHECK (p2 && dmz_tree_check (p2, false, true, &err) < 0 && strstr (err->msg, "refuses ppoll"));
+  err_freep (&err);
+#endif
+}
+
 int
 main (void)
 {
@@ -348,6 +408,8 @@ main (void)
     T (test_evaluator_matches_kernel),
     T (test_dmz_usable),
     T (test_stub),
+    T (test_stub_tree),
+    T (test_dmz_tree_check),
   };
   return unit_run (tests, sizeof tests / sizeof tests[0]);
 }
