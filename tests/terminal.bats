@@ -141,3 +141,49 @@ runtime_cmd() { printf '%q ' "$OCI_RUNTIME" --root "$ROOT" "$@"; }
 	[ "$status" -eq 7 ]
 	grep -qx 'got:hello-input' <<<"$output"
 }
+
+@test "terminal: run sizes the pty before the process starts: 50 runs under script(1), none sees a wrong size" {
+	requires_ocisbx "runc 1.1 sizes the pty it relays after the process started"
+	set_args stty size
+	rt=$(runtime_cmd run -b "$BUNDLE")
+	run in_script "stty rows 33 cols 77; for i in \$(seq 50); do $rt $CID-\$i; done"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(grep -cx '33 77' <<<"$output")" -eq 50 ]
+	[ "${#lines[@]}" -eq 50 ]
+}
+
+# script's end of input: once its stdin is at its end (here at once), script types the
+# terminal's EOF character (^D).  Arriving while run's terminal is still in canonical
+# mode it becomes an end-of-file mark, which raw mode turned into a NUL byte for the
+# container (echoed as ^@).
+@test "terminal: script's end of input reaches the program as an end of file, never as a NUL byte" {
+	requires_ocisbx "runc 1.1 passes script's ^D on as a NUL byte (shown as ^@), and the program waits"
+	set_args sh -c 'cat; echo "[end]"'
+	for i in $(seq 10); do
+		timeout -k 5 30 script -qec "$(runtime_cmd run -b "$BUNDLE" "$CID-$i")" /dev/null </dev/null >"$TESTDIR/out" || {
+			echo "run $i: exit $?: $(od -c "$TESTDIR/out")"
+			return 1
+		}
+		if od -An -tx1 "$TESTDIR/out" | grep -qw 00 || [ "$(tr -d '\r' <"$TESTDIR/out")" != "[end]" ]; then
+			od -c "$TESTDIR/out"
+			return 1
+		fi
+	done
+}
+
+@test "terminal: run with a terminal and stdin a pipe: the program reads the pipe's end of file" {
+	requires_ocisbx "runc 1.1 leaves the program waiting for input"
+	set_args sh -c 'cat >/dev/null; echo "[end]"'
+	run runtime run -b "$BUNDLE" "$CID" < <(printf 'line1\npartial')
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[end]"* ]]
+	# a whole last line, and nothing at all
+	run runtime run -b "$BUNDLE" "$CID-2" < <(printf 'line1\n')
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[end]"* ]]
+	run runtime run -b "$BUNDLE" "$CID-3" </dev/null
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"[end]"* ]]
+}

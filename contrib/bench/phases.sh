@@ -79,11 +79,16 @@ phase_csd ()
   progress_end
 }
 
-# exec: one `sleep` container per runtime and config, then ROUNDS x `exec ID /bin/true`.
+# exec: one `sleep` container per runtime and config, then ROUNDS x `exec ID /bin/true`
+# (and, for an ocisbx with exec trees, `exec --kill-tree ID /bin/true` right after it).
 phase_exec ()
 {
   local i cfg rt id
-  declare -A live=()
+  declare -A live=() tree=()
+  # an ocisbx build with exec trees: `exec --kill-tree` too (issue 18)
+  for rt in "${RTS[@]}"; do
+    $(rt_cmd "$rt") features 2>/dev/null | grep -q exec.kill-tree && tree[$rt]=1
+  done
   for cfg in $CONFIGS; do
     for rt in "${RTS[@]}"; do
       id=ocisbxbench-$BENCHID-$rt-$cfg-sleep
@@ -106,6 +111,10 @@ phase_exec ()
         gave_up "exec|$cfg|$rt" && continue
         timed $(rt_cmd "$rt") exec "$id" /bin/true
         record "exec|$cfg|$rt"
+        if [ -n "${tree[$rt]:-}" ] && ! gave_up "exectree|$cfg|$rt"; then
+          timed $(rt_cmd "$rt") exec --kill-tree "$id" /bin/true
+          record "exectree|$cfg|$rt"
+        fi
       done
     done
   done

@@ -1,8 +1,17 @@
 # The report of contrib/bench/startup.sh (sourced, bash): a table on stdout, a TSV file.
 
-METRICS="run cpu create start delete exec rss"
+METRICS="run cpu create start delete exec exectree rss"
 declare -A LABEL=([run]="run /bin/true" [cpu]="CPU of run" [create]="create" [start]="start" [delete]="delete"
-                  [exec]="exec /bin/true" [rss]="peak RSS of run")
+                  [exec]="exec /bin/true" [exectree]="exec --kill-tree" [rss]="peak RSS of run")
+
+# crun_key KEY: the crun measurement KEY ("metric|config|runtime") is compared with: the
+# same metric's, but plain `exec` for `exec --kill-tree` (which crun has not).
+crun_key ()
+{
+  local metric=${1%%|*} rest=${1#*|}
+  [ "$metric" = exectree ] && metric=exec
+  echo "$metric|${rest%|*}|crun"
+}
 
 # median_of KEY: the median alone ("" when there is no sample).
 median_of ()
@@ -29,7 +38,7 @@ cell ()
     echo "FAIL ${f}/${f}"
     return
   fi
-  base=$(median_of "${key%|*}|crun")
+  base=$(median_of "$(crun_key "$key")")
   r=""
   [ -n "$base" ] && [ "${key##*|}" != crun ] && r=" x$(ratio "$m" "$base")"
   [ "$f" -gt 0 ] && r+=" ${f}fail"
@@ -145,7 +154,7 @@ write_tsv ()
       m=${s%% *}
       [ "$m" = - ] && m=""
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$a" "$b" "$rt" "${UNIT[$key]}" \
-        "$(tr ' ' '\t' <<<"$s")" "${OK[$key]}" "${FAIL[$key]}" "$(ratio "$m" "$(median_of "$a|$b|crun")")"
+        "$(tr ' ' '\t' <<<"$s")" "${OK[$key]}" "${FAIL[$key]}" "$(ratio "$m" "$(median_of "$(crun_key "$key")")")"
     done
     mem_tsv_rows
   } >"$file"

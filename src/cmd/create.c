@@ -21,7 +21,10 @@ static const char create_help[] =
 static const char run_help[] =
   "Usage: ocisbx run [OPTIONS] CONTAINER-ID\n\n"
   "Create and start a container, wait for it, and delete it; the exit status is the\n"
-  "process's (128+N when it died of signal N).\n\n"
+  "process's (128+N when it died of signal N).  Killed in the foreground (SIGKILL\n"
+  "too), it leaves nothing behind.  With process.terminal and no --console-socket the\n"
+  "pty is relayed: the caller's size before the process starts, the caller's terminal\n"
+  "raw; a stdin that is not a terminal ends with the pty's EOF character.\n\n"
   "  -b, --bundle DIR         the bundle (default: the current directory)\n"
   "  -d, --detach             return once the container runs\n"
   "      --keep               do not delete the container when it exits\n"

@@ -340,6 +340,9 @@ clone_init (create_ctx *c, ocisbx_err **err)
   else
     c->child_nondumpable = c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp);
 
+  /* the caller's terminal: its size for the pty before the process starts, raw mode */
+  if (c->relay)
+    terminal_relay_prepare (&c->tty);
   cgroup_join_prepare (c->cgroup, CGROUP_FS_ROOT, &c->cgj);
   r = ns_enter_for_clone (&c->ns, &saved, err);
   if (r == 0)
@@ -606,6 +609,7 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   close_fd (&c->lockfd);
   close_fd (&c->rootfd);
   close_fd (&c->pidfd);
+  terminal_relay_restore (&c->tty);
   close_fd (&c->master);
   cgroup_join_close (&c->cgj);
   if (c->cfg)

@@ -14,6 +14,7 @@
 #include "rootfs.h"
 #include "rootless.h"
 #include "seccomp.h"
+#include "terminal.h"
 
 #define CGROUP_FS_ROOT "/sys/fs/cgroup"
 
@@ -61,6 +62,7 @@ typedef struct create_ctx
   int pidfd;
   uint64_t start_time;
   int master; /* pty master received with SYNC_READY (relay), or -1 */
+  terminal_relay tty; /* relay: our terminal (its size for the pty, raw mode) */
   char *created;
 } create_ctx;
 

@@ -73,30 +73,82 @@ run_poststart (create_ctx *c)
 static int
 start_and_wait (create_ctx *c, const sigset_t *set, int *exit_code, ocisbx_err **err)
 {
-  terminal_relay relay;
   int r = 0;
 
-  if (c->master >= 0)
-    {
-      terminal_relay_init (&relay, c->master);
-      if (terminal_relay_start (&relay, err) < 0)
-        return -1;
-    }
+  if (c->master >= 0 && terminal_relay_start (&c->tty, c->master, err) < 0)
+    return -1;
   run_poststart (c);
   if (c->o->detach)
     *exit_code = 0;
   else
     {
-      r = foreground_wait (c->pid, c->pidfd, c->master >= 0 ? &relay : NULL, set, err);
+      r = foreground_wait (c->pid, c->pidfd, c->master >= 0 ? &c->tty : NULL, set, err);
       if (r >= 0)
         c->pid = 0; /* reaped: nothing to kill any more */
     }
   if (c->master >= 0)
-    terminal_relay_finish (&relay);
+    terminal_relay_finish (&c->tty);
   if (r < 0 || c->o->detach)
     return r < 0 ? -1 : 0;
   *exit_code = foreground_exit_code (r, 255);
   return 0;
+}
+
+/* ---- a foreground run killed ---- */
+
+/* `run` in the foreground owns its container: killed, even with SIGKILL, it leaves
+   nothing behind.  The init dies with us (its parent-death signal); the rest (cgroups,
+   poststop hooks, the state dir, our terminal's mode) is a watcher's, forked once the
+   container runs.  It waits on a pipe whose other end only we hold: a byte from us
+   means we are done; an end of file without one means we died, and it does what we
+   would have done. */
+static pid_t
+watcher_start (create_ctx *c, pid_t pid, int *done)
+{
+  int p[2];
+  pid_t w;
+  char b;
+  ssize_t n;
+  sigset_t all;
+
+  *done = -1;
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return -1;
+  w = fork ();
+  if (w != 0)
+    {
+      close (p[0]);
+      if (w > 0)
+        *done = p[1];
+      else
+        close (p[1]);
+      return w;
+    }
+  sigfillset (&all);
+  sigprocmask (SIG_SETMASK, &all, NULL);
+  close (p[1]);
+  do
+    n = read (p[0], &b, 1);
+  while (n < 0 && errno == EINTR);
+  if (n == 0)
+    {
+      cleanup_err ocisbx_err *e = NULL;
+      terminal_relay_restore (&c->tty);
+      if (delete_after_run (c, pid, &e) < 0)
+        log_warning ("run: the container of a killed run: %s", e->msg);
+    }
+  _exit (0);
+}
+
+static void
+watcher_stop (pid_t w, int done)
+{
+  if (w <= 0)
+    return;
+  write_all (done, "x", 1);
+  close (done);
+  while (waitpid (w, NULL, 0) < 0 && errno == EINTR)
+    ;
 }
 
 int
@@ -105,8 +157,8 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
   create_ctx c;
   sigset_t set, old;
   bool foreground = !o->detach;
-  pid_t pid;
-  int r;
+  pid_t pid, watcher = -1;
+  int r, done = -1;
 
   *exit_code = 1;
   create_ctx_init (&c);
@@ -131,6 +183,8 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
       close (c.lockfd);
       c.lockfd = -1;
       pid = c.pid;
+      if (foreground && !o->keep)
+        watcher = watcher_start (&c, pid, &done);
       r = start_and_wait (&c, &set, exit_code, err);
       if (r == 0 && foreground && !o->keep)
         r = delete_after_run (&c, pid, err);
@@ -139,6 +193,7 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
     }
   /* A failure takes the whole container down. */
   create_ctx_cleanup (&c, r < 0);
+  watcher_stop (watcher, done);
   if (foreground)
     sigprocmask (SIG_SETMASK, &old, NULL);
   return r;

@@ -58,6 +58,7 @@ ctx_free (exec_ctx *c)
   close_fd (&c->sync_parent);
   close_fd (&c->sync_child);
   close_fd (&c->child_pidfd);
+  terminal_relay_restore (&c->tty);
   close_fd (&c->master);
   close_fd (&c->self_pidfd);
   cgroup_join_close (&c->cgj);
@@ -289,7 +290,10 @@ spawn (exec_ctx *c, ocisbx_err **err)
         return -1;
     }
   if (c->relay)
-    c->plan.has_tty_size |= terminal_caller_size (&c->plan.tty_size);
+    {
+      c->plan.has_tty_size |= terminal_caller_size (&c->plan.tty_size);
+      terminal_relay_prepare (&c->tty);
+    }
   if (sync_pair (fds, err) < 0)
     return -1;
   c->sync_parent = fds[0];
@@ -441,9 +445,8 @@ reap_failed (exec_ctx *c)
 static int
 run (exec_ctx *c, int *exit_code, ocisbx_err **err)
 {
-  terminal_relay relay;
-  bool relaying = false;
-  int status, r;
+  sigset_t set;
+  int status;
 
   if (open_container (c, err) < 0 || open_init (c, err) < 0 || prepare (c, err) < 0)
     return -1;
@@ -471,23 +474,15 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
       c->pid = 0; /* left to our subreaper (conmon) or init */
       return 0;
     }
+  if (c->master >= 0 && terminal_relay_start (&c->tty, c->master, err) < 0)
+    return -1;
+  foreground_signal_set (&set);
+  status = foreground_wait (c->pid, c->child_pidfd, c->master >= 0 ? &c->tty : NULL, &set, err);
+  if (status >= 0)
+    c->pid = 0;
   if (c->master >= 0)
-    {
-      terminal_relay_init (&relay, c->master);
-      relaying = true;
-      if (terminal_relay_start (&relay, err) < 0)
-        return -1;
-    }
-  {
-    sigset_t set;
-    foreground_signal_set (&set);
-    status = r = foreground_wait (c->pid, c->child_pidfd, relaying ? &relay : NULL, &set, err);
-    if (r >= 0)
-      c->pid = 0;
-  }
-  if (relaying)
-    terminal_relay_finish (&relay);
-  if (r < 0)
+    terminal_relay_finish (&c->tty);
+  if (status < 0)
     return -1;
   *exit_code = foreground_exit_code (status, EXEC_EXIT_FAILED);
   return 0;

@@ -12,6 +12,7 @@
 #include "process.h"
 #include "seccomp.h"
 #include "state.h"
+#include "terminal.h"
 
 #define EXEC_CGROUP_FS_ROOT "/sys/fs/cgroup"
 
@@ -63,6 +64,7 @@ typedef struct exec_ctx
   int console_sock;
   int sync_parent, sync_child;
   bool relay;    /* tty without a console socket: we relay the pty */
+  terminal_relay tty;      /* the relayed pty: our terminal (raw mode, what was typed) */
   sigset_t sigmask;       /* the caller's, restored in the process */
 
   /* the process */

@@ -114,30 +114,72 @@ terminal_make_stdio (int slave, bool ctty, ocisbx_err **err)
 
 /* ---- relay ---- */
 
-void
-terminal_relay_init (terminal_relay *r, int master)
+static void
+keep (terminal_relay *r, const char *buf, size_t n)
 {
+  if (n > sizeof r->pending - r->n_pending)
+    n = sizeof r->pending - r->n_pending;
+  memcpy (r->pending + r->n_pending, buf, n);
+  r->n_pending += n;
+}
+
+void
+terminal_relay_prepare (terminal_relay *r)
+{
+  struct termios t;
+
   memset (r, 0, sizeof *r);
-  r->master = master;
-  r->in_open = true;
-  r->out_open = true;
+  r->master = -1;
+  r->in_open = r->out_open = true;
+  r->in_tty = tcgetattr (STDIN_FILENO, &r->saved) == 0;
+  if (!r->in_tty)
+    return;
+  t = r->saved;
+  if (t.c_lflag & ICANON)
+    {
+      /* From now on no end of file (a ^D stays a byte for the pty) and no echo (the
+         pty echoes); then what was completed before. */
+      struct pollfd p = { STDIN_FILENO, POLLIN, 0 };
+      char buf[512], eof = (char) r->saved.c_cc[VEOF];
+      t.c_cc[VEOF] = _POSIX_VDISABLE;
+      t.c_lflag &= ~(ECHO | ECHONL);
+      tcsetattr (STDIN_FILENO, TCSANOW, &t);
+      while (r->n_pending < sizeof r->pending && poll (&p, 1, 0) > 0 && (p.revents & POLLIN))
+        {
+          ssize_t n = read (STDIN_FILENO, buf, sizeof buf);
+          if (n < 0)
+            break;
+          if (n == 0)
+            keep (r, &eof, 1);
+          else
+            keep (r, buf, n);
+        }
+    }
+  cfmakeraw (&t);
+  if (tcsetattr (STDIN_FILENO, TCSANOW, &t) == 0)
+    r->raw = true;
+  else
+    tcsetattr (STDIN_FILENO, TCSANOW, &r->saved);
+}
+
+static void
+to_master (terminal_relay *r, const char *buf, size_t n)
+{
+  if (n == 0)
+    return;
+  write_all (r->master, buf, n);
+  r->sent = true;
+  r->sent_nl = buf[n - 1] == '\n';
 }
 
 int
-terminal_relay_start (terminal_relay *r, ocisbx_err **err)
+terminal_relay_start (terminal_relay *r, int master, ocisbx_err **err)
 {
-  struct termios raw;
-
-  if (!isatty (STDIN_FILENO))
-    return 0;
+  (void) err;
+  r->master = master;
+  to_master (r, r->pending, r->n_pending);
+  r->n_pending = 0;
   terminal_relay_resize (r);
-  if (tcgetattr (STDIN_FILENO, &r->saved) < 0)
-    return err_set (err, errno, "tcgetattr");
-  raw = r->saved;
-  cfmakeraw (&raw);
-  if (tcsetattr (STDIN_FILENO, TCSANOW, &raw) < 0)
-    return err_set (err, errno, "tcsetattr");
-  r->raw = true;
   return 0;
 }
 
@@ -145,51 +187,85 @@ void
 terminal_relay_resize (terminal_relay *r)
 {
   struct winsize ws;
-  if (terminal_caller_size (&ws))
+  if (r->master >= 0 && terminal_caller_size (&ws))
     ioctl (r->master, TIOCSWINSZ, &ws);
 }
 
+/* EOF: -1; else 0. */
 static int
-pump (int from, int to)
+pump (int from, char *buf, size_t size, ssize_t *got)
 {
-  char buf[8192];
   ssize_t n;
 
   do
-    n = read (from, buf, sizeof buf);
+    n = read (from, buf, size);
   while (n < 0 && errno == EINTR);
+  *got = n > 0 ? n : 0;
   if (n < 0 && errno == EAGAIN)
     return 0;
-  if (n <= 0)
-    return -1; /* EOF, or EIO once every slave end is closed */
-  write_all (to, buf, n);
-  return 0;
+  return n <= 0 ? -1 : 0; /* EOF, or EIO once every slave end is closed */
+}
+
+/* The end of a stdin that is not a terminal, as a terminal's user types it. */
+static void
+send_eof (terminal_relay *r)
+{
+  struct termios t;
+  char eof[2];
+
+  if (tcgetattr (r->master, &t) < 0 || !(t.c_lflag & ICANON) || t.c_cc[VEOF] == _POSIX_VDISABLE)
+    return;
+  eof[0] = eof[1] = (char) t.c_cc[VEOF];
+  write_all (r->master, eof, r->sent && !r->sent_nl ? 2 : 1);
 }
 
 void
 terminal_relay_from_stdin (terminal_relay *r)
 {
-  if (r->in_open && pump (STDIN_FILENO, r->master) < 0)
-    r->in_open = false;
+  char buf[8192];
+  ssize_t n;
+
+  if (!r->in_open)
+    return;
+  if (pump (STDIN_FILENO, buf, sizeof buf, &n) < 0)
+    {
+      r->in_open = false;
+      if (!r->in_tty)
+        send_eof (r);
+    }
+  to_master (r, buf, n);
 }
 
 void
 terminal_relay_from_master (terminal_relay *r)
 {
-  if (r->out_open && pump (r->master, STDOUT_FILENO) < 0)
+  char buf[8192];
+  ssize_t n;
+
+  if (!r->out_open)
+    return;
+  if (pump (r->master, buf, sizeof buf, &n) < 0)
     r->out_open = false;
+  if (n > 0)
+    write_all (STDOUT_FILENO, buf, n);
 }
 
 void
 terminal_relay_finish (terminal_relay *r)
 {
-  while (r->out_open)
+  while (r->out_open && r->master >= 0)
     {
       struct pollfd p = { r->master, POLLIN, 0 };
       if (poll (&p, 1, 0) <= 0)
         break;
       terminal_relay_from_master (r);
     }
+  terminal_relay_restore (r);
+}
+
+void
+terminal_relay_restore (terminal_relay *r)
+{
   if (r->raw)
     tcsetattr (STDIN_FILENO, TCSANOW, &r->saved);
   r->raw = false;

@@ -7,10 +7,11 @@
  *   - with --console-socket: over that socket (connected by the parent before the
  *     clone), as one SCM_RIGHTS message whose payload is the slave's name, the
  *     protocol of runc's recvtty and conmon;
- *   - else (`run` in the foreground): to the parent over the sync channel, which relays
- *     it to its own stdio: raw mode on the caller's terminal (restored on exit); the
- *     child gives the pty the caller's window size when it makes it (the process may
- *     start before the parent has the master), the parent copies it again on SIGWINCH.
+ *   - else (`run` in the foreground, `exec -t`): to the parent over the sync channel,
+ *     which relays it to its own stdio: raw mode on the caller's terminal (set before
+ *     the clone, restored on exit); the child gives the pty the caller's window size when
+ *     it makes it (the process may start before the parent has the master), the parent
+ *     copies it again on SIGWINCH.
  */
 #ifndef OCISBX_TERMINAL_H
 #define OCISBX_TERMINAL_H
@@ -38,25 +39,39 @@ bool terminal_caller_size (struct winsize *ws);
    (an exec tree's leader takes it itself: src/dmz/tree.h). */
 int terminal_make_stdio (int slave, bool ctty, ocisbx_err **err);
 
-/* Parent (`run`): relay between our stdio and the pty master. */
+/* Parent (`run`, `exec -t` without a console socket): relay between our stdio and the
+   pty master. */
 typedef struct terminal_relay
 {
-  int master;
-  bool in_open;     /* still reading our stdin */
-  bool out_open;    /* still reading the master */
-  bool raw;         /* our stdin was put into raw mode */
+  int master;           /* -1 until the pty exists */
+  bool in_open;         /* still reading our stdin */
+  bool out_open;        /* still reading the master */
+  bool in_tty;          /* our stdin is a terminal */
+  bool raw;             /* ... put into raw mode: restored by terminal_relay_finish */
+  bool sent, sent_nl;   /* bytes went to the pty; the last one was a newline */
+  size_t n_pending;     /* typed before raw mode, for the pty */
+  char pending[4096];
   struct termios saved;
 } terminal_relay;
 
-void terminal_relay_init (terminal_relay *r, int master);
-/* Raw mode and the window size, when our stdin is a terminal. */
-int terminal_relay_start (terminal_relay *r, ocisbx_err **err);
+/* Before the process exists (before the clone; after any re-exec): when stdin is a
+   terminal, raw mode.  The line discipline may already hold complete lines and an end of file (which
+   raw mode would turn into a NUL byte): they are read first and kept for the pty, an
+   end of file as the terminal's EOF character. */
+void terminal_relay_prepare (terminal_relay *r);
+/* The pty is there: what was kept goes to MASTER, and our size again (a resize since
+   the child sized it came as a SIGWINCH, which comes to terminal_relay_resize too). */
+int terminal_relay_start (terminal_relay *r, int master, ocisbx_err **err);
 /* Copy our terminal's window size to the pty (on SIGWINCH). */
 void terminal_relay_resize (terminal_relay *r);
-/* Copy what is available: stdin -> master, master -> stdout. */
+/* Copy what is available: stdin -> master, master -> stdout.  At the end of a stdin
+   that is not a terminal the program reads an end of file: the pty's EOF character
+   (twice after a line without its newline). */
 void terminal_relay_from_stdin (terminal_relay *r);
 void terminal_relay_from_master (terminal_relay *r);
-/* Everything left on the master (the process exited), then restore the terminal. */
+/* Everything left on the master (the process exited), then our terminal restored. */
 void terminal_relay_finish (terminal_relay *r);
+/* Our terminal as it was (idempotent): failure paths, and run's watcher. */
+void terminal_relay_restore (terminal_relay *r);
 
 #endif
