@@ -43,7 +43,26 @@ growth_setup ()
   for rt in "${RTS[@]}"; do
     "${RT_PATH[$rt]}" events --help >/dev/null 2>&1 && HAS_EVENTS[$rt]=1
   done
+  [ -n "$SECCOMP" ] && case " $PHASES " in *" tput "*) podman_copies ;; esac
   return 0
+}
+
+# podman_copies: for the parallel starts of the podman-like bundle, one copy per run
+# (podman gives each container its own cgroupsPath): $TMP/b/gp-RT-J.
+podman_copies ()
+{
+  local rt j n=0 p
+  for p in $TPUT_XS; do
+    j=$((TPUT_N > 2 * p ? TPUT_N : 2 * p))
+    [ $j -gt $n ] && n=$j
+  done
+  for rt in "${RTS[@]}"; do
+    for ((j = 0; j < n; j++)); do
+      mkdir -p "$TMP/b/gp-$rt-$j"
+      sed "s|\"$(cgroup_path podman "$rt" run)\"|\"$(cgroup_path podman "$rt" "t$j")\"|" \
+        "$TMP/b/podman-$rt/config.json" >"$TMP/b/gp-$rt-$j/config.json"
+    done
+  done
 }
 
 # record_batch KEY_SERIES X RT N: the last batch () as N/s under SERIES and its CPU per
@@ -61,24 +80,31 @@ record_batch ()
   fi
 }
 
-# tput: TPUT_N (at least 2 x P) `run`s of the minimal bundle, P at a time, per round.
+# tput: TPUT_N (at least 2 x P) `run`s of the minimal bundle, P at a time, per round; then
+# of the podman-like one (tputp: each run its own copy, for its own cgroupsPath).
 growth_tput ()
 {
-  local p n i rt
-  for p in $TPUT_XS; do
-    n=$((TPUT_N > 2 * p ? TPUT_N : 2 * p))
-    for ((i = 1; i <= ROUNDS; i++)); do
-      progress "tput $p" "$i" "$ROUNDS"
-      for rt in floor "${RTS[@]}"; do
-        gave_up "tput|$p|$rt" && continue
-        BATCH_ID=ocisbxbench-$BENCHID-$rt-t$p-$i
-        if [ "$rt" = floor ]; then
-          batch "$p" "$n" "$TMP/floor" "$TMP/rootfs-minimal" /bin/true
-        else
-          batch "$p" "$n" $(rt_cmd "$rt") run -b "$TMP/b/minimal-$rt" "$BATCH_ID-@J@"
-        fi
-        record_batch tput "$p" "$rt" "$n"
-        for j in $BATCH_FAILED; do kill_ctr "$rt" "$BATCH_ID-$j"; done
+  local p n i rt s
+  for s in tput tputp; do
+    [ $s = tput ] || [ -n "$SECCOMP" ] || continue
+    for p in $TPUT_XS; do
+      n=$((TPUT_N > 2 * p ? TPUT_N : 2 * p))
+      for ((i = 1; i <= ROUNDS; i++)); do
+        progress "$s $p" "$i" "$ROUNDS"
+        for rt in floor "${RTS[@]}"; do
+          gave_up "$s|$p|$rt" && continue
+          BATCH_ID=ocisbxbench-$BENCHID-$rt-$s$p-$i
+          if [ "$rt" = floor ]; then
+            [ $s = tput ] || continue
+            batch "$p" "$n" "$TMP/floor" "$TMP/rootfs-minimal" /bin/true
+          elif [ $s = tput ]; then
+            batch "$p" "$n" $(rt_cmd "$rt") run -b "$TMP/b/minimal-$rt" "$BATCH_ID-@J@"
+          else
+            batch "$p" "$n" $(rt_cmd "$rt") run -b "$TMP/b/gp-$rt-@J@" "$BATCH_ID-@J@"
+          fi
+          record_batch "$s" "$p" "$rt" "$n"
+          for j in $BATCH_FAILED; do kill_ctr "$rt" "$BATCH_ID-$j"; done
+        done
       done
     done
   done

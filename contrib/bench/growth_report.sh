@@ -3,11 +3,13 @@
 
 GROUPS_ORDER="tput mounts many exec procs mem"
 declare -A GROUP_SERIES=(
-  [tput]="tput tput_cpu" [mounts]="binds masked binds_cpu masked_cpu"
+  [tput]="tput tput_cpu tputp tputp_cpu" [mounts]="binds masked binds_cpu masked_cpu"
   [many]="create state list delete" [exec]="exec exec_cpu" [procs]="ps events" [mem]="rss")
 declare -A GTITLE=(
   [tput]="start throughput: parallel \`run\`s of the minimal bundle, containers/s (higher is better)"
   [tput_cpu]="CPU per container of those runs, ms"
+  [tputp]="start throughput of the podman-like bundle (each run its own cgroupsPath), containers/s (higher is better)"
+  [tputp_cpu]="CPU per container of those runs, ms"
   [binds]="\`run\` with N bind mounts (rbind, ro), ms"
   [masked]="\`run\` with N masked paths (directories), ms"
   [binds_cpu]="CPU of \`run\` with N bind mounts, ms"
@@ -21,14 +23,14 @@ declare -A GTITLE=(
   [ps]="\`ps\` of a container with N processes (and its init), ms"
   [events]="\`events --stats\` of a container with N processes, ms"
   [rss]="peak RSS of each command (minimal bundle; run-podman: the podman-like one), KiB")
-declare -A GXLABEL=([tput]=parallel [tput_cpu]=parallel [binds]=mounts [masked]=paths
+declare -A GXLABEL=([tput]=parallel [tput_cpu]=parallel [tputp]=parallel [tputp_cpu]=parallel [binds]=mounts [masked]=paths
   [binds_cpu]=mounts [masked_cpu]=paths [create]=others [state]=others [list]=others
   [delete]=others [exec]=concurrent [exec_cpu]=concurrent [ps]=processes [events]=processes
   [rss]=command)
 # What one step of X adds (the slope lines).
 declare -A GXONE=([binds]=mount [masked]=path [binds_cpu]=mount [masked_cpu]=path [create]=container
   [state]=container [list]=container [delete]=container [exec_cpu]="concurrent exec"
-  [tput_cpu]="parallel run" [ps]=process [events]=process)
+  [tput_cpu]="parallel run" [tputp_cpu]="parallel run" [ps]=process [events]=process)
 
 # g_cols SERIES: the columns of a series: floor when measured, then the runtimes.
 g_cols ()
@@ -47,7 +49,7 @@ g_slopes ()
   local s=$1 rt xs x prev line v pv
   xs=${SERIES_XS[$s]}
   [[ ${xs// /} =~ ^[0-9]+$ ]] && [ "$(wc -w <<<"$xs")" -gt 1 ] || return 0
-  case "$s" in tput|exec|rss) return 0 ;; esac
+  case "$s" in tput|tputp|exec|rss) return 0 ;; esac
   line="  per ${GXONE[$s]:-step} added ($(awk '{ for (i = 2; i <= NF; i++) printf "%s%s>%s", (i > 2 ? ", " : ""), $(i-1), $i }' <<<"$xs"), us):"
   for rt in "${RTS[@]}"; do
     line+=" $rt"
