@@ -444,7 +444,7 @@ create_killed_at_mkdir() {
 
 @test "create killed while it makes its cgroups: delete --force removes them, a new container of that id owns nothing old" {
 	requires_ocisbx "kills ocisbx at its 4th cgroup mkdir (runc 1.1 makes cgroups another way and leaves them)"
-	command -v strace >/dev/null || skip "strace is not installed"
+	requires_tool strace strace
 	set_args sleep 100
 	create_killed_at_mkdir 4
 	[ "$(cgroup_dirs | wc -l)" -eq 3 ] # three hierarchies done
@@ -464,7 +464,7 @@ create_killed_at_mkdir() {
 
 @test "create killed while it makes parent cgroups: delete removes the levels it made, not those that were there" {
 	requires_ocisbx "kills ocisbx at a chosen cgroup mkdir (runc 1.1 makes cgroups another way and leaves them)"
-	command -v strace >/dev/null || skip "strace is not installed"
+	requires_tool strace strace
 	config_set linux.cgroupsPath "\"/$CID/pod/c\""
 	mkdir -p "/sys/fs/cgroup/memory/$CID"
 	set_args sleep 100

@@ -75,6 +75,7 @@ ctr() {
 	config_set root.readonly false
 	echo not-null >"$BUNDLE/rootfs/dev/null"
 	ctr 'cat /etc/passwd'
+	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"not the null device"* ]]
 }

@@ -51,6 +51,7 @@ STTY_SIZE='for i in $(seq 30); do s=$(stty size 2>/dev/null); case "$s" in "" | 
 
 @test "run --rm: output, exit code 0, and the container is gone" {
 	run pm_runq --rm --name "$NAME" "$PM_IMAGE" echo hello from the container
+	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = "hello from the container" ]
 	run pm ps -aq --filter "name=$NAME"

@@ -25,6 +25,13 @@ setup_file() {
 	# the rootfs must be readable by the user: built here, not under root's temp dir
 	build_rootfs "$RL_DIR/rootfs"
 	chmod -R a+rX "$RL_DIR/rootfs"
+	# so must the runtime: a checkout in root's home (/root is 0700) is not, then the
+	# tests run a copy of it (setup picks it up)
+	if ! setpriv --reuid "$RL_USER" --regid "$RL_USER" --init-groups test -x "$OCI_RUNTIME"; then
+		mkdir -p "$RL_DIR/bin"
+		cp "$OCI_RUNTIME" "$RL_DIR/bin/"
+		chmod 755 "$RL_DIR/bin" "$RL_DIR/bin/$(basename "$OCI_RUNTIME")"
+	fi
 }
 
 teardown_file() {
@@ -35,6 +42,7 @@ teardown_file() {
 
 setup() {
 	RL_DIR=$(cat "$RL_DIR_FILE")
+	[ ! -x "$RL_DIR/bin/$(basename "$OCI_RUNTIME")" ] || OCI_RUNTIME="$RL_DIR/bin/$(basename "$OCI_RUNTIME")"
 	RL_UID=$(id -u "$RL_USER")
 	RL_GID=$(id -g "$RL_USER")
 	# the user's first subordinate ranges
@@ -75,12 +83,13 @@ teardown() {
 }
 
 # as_user CMD...: CMD as $RL_USER (no privileges, a clean environment with its own
-# XDG_RUNTIME_DIR), bounded by RUNTIME_TIMEOUT.
+# XDG_RUNTIME_DIR), bounded by RUNTIME_TIMEOUT.  It runs in / (the suite's working
+# directory, a checkout in /root say, may be closed to the user: podman chdirs back to it).
 as_user() {
-	setpriv --reuid "$RL_USER" --regid "$RL_USER" --init-groups \
+	(cd / && setpriv --reuid "$RL_USER" --regid "$RL_USER" --init-groups \
 		env -i HOME="$(getent passwd "$RL_USER" | cut -d: -f6)" USER="$RL_USER" LOGNAME="$RL_USER" \
 		PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin XDG_RUNTIME_DIR="$XDG" \
-		timeout --foreground -k 5 "${RUNTIME_TIMEOUT:-30}" "$@"
+		timeout --foreground -k 5 "${RUNTIME_TIMEOUT:-30}" "$@")
 }
 
 # rl ARGS...: the runtime as the user, with --root $ROOT.
