@@ -1,5 +1,6 @@
 /* ocisbx: an OCI runtime.  main(): global options, then the command table. */
 #include <config.h>
+#include <git_commit.h>
 
 #include <getopt.h>
 #include <stdio.h>

@@ -32,3 +32,48 @@ named_packages() {
 	[ "$n" -ge 10 ] # the scan found the suite's requires_tool calls
 	[ ${#missing[@]} -eq 0 ]
 }
+
+# --- the build tree: man pages, make install, version -----------------------------
+
+# requires_builddir: $BUILDDIR, the configured build tree of the ocisbx under test.
+requires_builddir() {
+	requires_ocisbx "the build tree's products"
+	BUILDDIR="${OCISBX_BUILDDIR:-$(dirname "$OCI_RUNTIME")}"
+	[ -f "$BUILDDIR/Makefile" ] || skip "no build tree at $BUILDDIR (set OCISBX_BUILDDIR)"
+}
+
+# bmake ARGS...: make in the build tree, on its own (not a sub-make of `make check`).
+bmake() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$BUILDDIR" "$@"; }
+
+# commit_of DIR: the commit contrib/git-version.sh reads from the tree DIR
+commit_of() { sh "$1/contrib/git-version.sh" "$1"; }
+
+@test "--version: names the commit the source tree records" {
+	requires_ocisbx "ocisbx's --version"
+	local want
+	want=$(commit_of "$SRCDIR")
+	[ "$want" != unknown ] || skip "$SRCDIR records no commit (not a git checkout, dist tarball or git archive)"
+	run "$OCI_RUNTIME" --version
+	echo "$output (want commit: $want)"
+	[ "${lines[1]}" = "commit: $want" ]
+}
+
+@test "git archive: the archived tree records its commit (export-subst)" {
+	requires_tool git git
+	git -C "$SRCDIR" rev-parse --show-toplevel >/dev/null 2>&1 || skip "$SRCDIR is not a git checkout"
+	mkdir "$TESTDIR/a"
+	git -C "$SRCDIR" archive HEAD contrib/git-version.sh .git-archive-version | tar -C "$TESTDIR/a" -x
+	run commit_of "$TESTDIR/a"
+	[ "$output" = "$(git -C "$SRCDIR" rev-parse --short HEAD)" ]
+}
+
+@test "make dist: the tarball's tree records the commit" {
+	requires_builddir
+	local want
+	want=$(commit_of "$SRCDIR")
+	[ "$want" != unknown ] || skip "$SRCDIR records no commit"
+	bmake distdir distdir="$TESTDIR/d" >/dev/null
+	[ -f "$TESTDIR/d/.tarball-git-version" ]
+	run commit_of "$TESTDIR/d"
+	[ "$output" = "$want" ]
+}

@@ -6,6 +6,7 @@
  * same change: e.g. cgroup.systemd, intelRdt, netDevices, memoryPolicy.
  */
 #include <config.h>
+#include <git_commit.h>
 #include "features.h"
 
 #include <ctype.h>
