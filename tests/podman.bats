@@ -694,3 +694,37 @@ CapAmb:	0000000000001000" ]
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"/etc/passwd"* ]]
 }
+
+# --- configuration ------------------------------------------------------------------
+
+@test "engines: contrib/engines/containers.conf makes the runtime podman's default" {
+	local conf="$TESTDIR/containers.conf" paste="$BATS_TEST_DIRNAME/../contrib/engines/containers.conf"
+	# the file as shipped, with the runtime under test at the path of "ocisbx" and the
+	# suite's own podman home (events, volumes, locks, networks) added to its tables
+	awk -v rt="$OCI_RUNTIME" -v dir="$PM_DIR" '
+		/^ocisbx = / { print "ocisbx = [\"" rt "\"]"; next }
+		{ print }
+		/^\[containers\]$/ { print "netns = \"none\""; print "log_driver = \"k8s-file\"" }
+		/^\[engine\]$/ {
+			printf "events_logger = \"file\"\nevents_logfile_path = \"%s/tmp/events.log\"\n", dir
+			printf "lock_type = \"file\"\nnum_locks = 256\nvolume_path = \"%s/vol\"\n", dir
+		}
+		END { printf "\n[network]\nnetwork_config_dir = \"%s/net\"\n", dir }
+	' "$paste" >"$conf"
+	cat "$conf"
+	# podman without --runtime and --cgroup-manager: both come from the file
+	pmc() {
+		(cd "$PM_DIR" && CONTAINERS_CONF="$conf" timeout -k 5 "$PM_TIMEOUT" podman \
+			--root "$PM_DIR/root" --runroot "$PM_DIR/runroot" --tmpdir "$PM_DIR/tmp" --storage-driver vfs "$@")
+	}
+	run pmc info --format '{{.Host.OCIRuntime.Name}} {{.Host.OCIRuntime.Path}} {{.Host.CgroupManager}}'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "ocisbx $OCI_RUNTIME cgroupfs" ]
+	run pmc run --name "$NAME" --cgroup-parent "$PM_CGPARENT" "$PM_IMAGE" sh -c 'ulimit -Hn; ulimit -Hu' </dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf '20000\n32768')" ]
+	run pmc inspect --format '{{.OCIRuntime}}' "$NAME"
+	[ "$output" = ocisbx ]
+}
