@@ -13,7 +13,7 @@ BUILD="build-essential autoconf automake libtool pkg-config libyajl-dev libsecco
        busybox-static python3 ca-certificates"
 TESTS="bats python3-jsonschema golang-github-opencontainers-specs-dev runc crun podman conmon
        catatonit slirp4netns uidmap iproute2 procps util-linux psmisc strace btrfs-progs time acl bsdutils
-       git"
+       groff-base git"
 BENCH="runc crun time gnuplot-nox linux-perf strace"
 tests=no bench=no list=no
 for a in "$@"; do

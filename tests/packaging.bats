@@ -7,7 +7,7 @@ load helpers/common
 SRCDIR="${OCISBX_SRCDIR:-$BATS_TEST_DIRNAME/..}"
 
 setup() { TESTDIR="$BATS_TEST_TMPDIR"; }
-teardown() { :; }
+teardown() { common_teardown; } # a no-op unless the test ran common_setup
 
 # --- test dependencies ----------------------------------------------------------
 
@@ -45,6 +45,59 @@ requires_builddir() {
 # bmake ARGS...: make in the build tree, on its own (not a sub-make of `make check`).
 bmake() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$BUILDDIR" "$@"; }
 
+# the commands `ocisbx --help` lists
+commands() { "$OCI_RUNTIME" --help | awk '/^Commands:/ { on = 1; next } on && NF == 0 { exit } on { print $1 }'; }
+
+# options CMD: the options `ocisbx CMD --help` lists (-x and --xyz), one per line
+options() {
+	"$OCI_RUNTIME" "$1" --help | awk '/^ +-/ { sub(/^ +/, ""); sub(/  .*/, ""); print }' | grep -oE -- '--?[a-zA-Z][-a-zA-Z]*'
+}
+
+@test "man: a page per command, with every option its --help lists" {
+	requires_builddir
+	local cmd opt page n=0 bad=()
+	for cmd in $(commands); do
+		page="$BUILDDIR/man/ocisbx-$cmd.1"
+		[ -f "$page" ] || { bad+=("no $page"); continue; }
+		grep -q "^ocisbx\\\\-$cmd \\\\- " "$page" || bad+=("$page: no NAME line")
+		for opt in $(options "$cmd"); do
+			n=$((n + 1))
+			grep -qF -- "\\fB${opt//-/\\-}\\fR" "$page" || bad+=("$page: no $opt")
+		done
+		grep -qF ".BR ocisbx\\-$cmd (1)" "$SRCDIR/ocisbx.1" || bad+=("ocisbx.1: no ocisbx-$cmd(1) in SEE ALSO")
+	done
+	echo "$n options checked; ${bad[*]}"
+	[ "$n" -ge 40 ]
+	[ ${#bad[@]} -eq 0 ]
+}
+
+@test "man: the pages render without warnings" {
+	requires_builddir
+	requires_tool groff groff-base
+	local page
+	for page in "$SRCDIR/ocisbx.1" "$BUILDDIR"/man/ocisbx-*.1; do
+		run groff -man -ww -z "$page"
+		[ -z "$output" ] || { echo "$page: $output"; false; }
+	done
+}
+
+@test "make install: binary, man pages, bash completion and docs" {
+	requires_builddir
+	local d="$TESTDIR/dest" cmd
+	bmake install DESTDIR="$d" prefix=/usr >/dev/null
+	[ -x "$d/usr/bin/ocisbx" ]
+	"$d/usr/bin/ocisbx" --version
+	[ -f "$d/usr/share/man/man1/ocisbx.1" ]
+	for cmd in $(commands); do [ -f "$d/usr/share/man/man1/ocisbx-$cmd.1" ]; done
+	[ -f "$d/usr/share/bash-completion/completions/ocisbx" ]
+	[ -f "$d/usr/share/doc/ocisbx/README.md" ]
+	for f in containers.conf daemon.json containerd-config.toml; do
+		cmp "$SRCDIR/contrib/engines/$f" "$d/usr/share/doc/ocisbx/engines/$f"
+	done
+	bmake uninstall DESTDIR="$d" prefix=/usr >/dev/null
+	[ -z "$(find "$d" -type f)" ]
+}
+
 # commit_of DIR: the commit contrib/git-version.sh reads from the tree DIR
 commit_of() { sh "$1/contrib/git-version.sh" "$1"; }
 
@@ -76,4 +129,57 @@ commit_of() { sh "$1/contrib/git-version.sh" "$1"; }
 	[ -f "$TESTDIR/d/.tarball-git-version" ]
 	run commit_of "$TESTDIR/d"
 	[ "$output" = "$want" ]
+}
+
+# --- bash completion -------------------------------------------------------------
+
+# complete_line WORD...: the completions of the last WORD on the line "ocisbx WORD..."
+complete_line() {
+	bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _ocisbx; printf "%s\n" "${COMPREPLY[@]}"' \
+		_ "$SRCDIR/contrib/completion/ocisbx" "$OCI_RUNTIME" "$@"
+}
+
+@test "completion: commands, global options and their values" {
+	requires_ocisbx "ocisbx's completion"
+	run complete_line ""
+	[ "$(echo "$output" | sort)" = "$(commands | sort)" ]
+	run complete_line cr
+	[ "$output" = create ]
+	run complete_line --root /x --log-f
+	[ "$output" = --log-format ]
+	run complete_line --log-format ""
+	[ "$output" = "$(printf 'text\njson')" ]
+	run complete_line --rootless true --debug ki
+	[ "$output" = kill ]
+}
+
+@test "completion: a command's options, and file names for their values" {
+	requires_ocisbx "ocisbx's completion"
+	run complete_line exec --no-new
+	[ "$output" = --no-new-privs ]
+	run complete_line --root /x create --b
+	[ "$output" = --bundle ]
+	mkdir -p "$TESTDIR/bundles/b1"
+	run complete_line create --bundle "$TESTDIR/bundles/b"
+	[ "$output" = "$TESTDIR/bundles/b1" ]
+	run complete_line kill x SIGTE
+	[ "$output" = SIGTERM ]
+}
+
+@test "completion: container ids from the --root given" {
+	requires_ocisbx "ocisbx's completion"
+	common_setup
+	set_args sleep 100
+	create_container "$CID-a"
+	create_container "$CID-b"
+	run complete_line --root "$ROOT" kill ""
+	[ "$(echo "$output" | sort)" = "$(printf '%s\n' "$CID-a" "$CID-b")" ]
+	run complete_line --root="$ROOT" exec -t "$CID-a"
+	[ "$output" = "$CID-a" ]
+	run complete_line --root "$ROOT" exec "$CID-a" ""
+	[ -z "$output" ]
+	run complete_line kill "$CID"
+	[ -z "$output" ] # another root: none of these
+	run complete_line --root "$ROOT" create ""
+	[ -z "$output" ] # create takes a new id
 }
