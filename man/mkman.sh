@@ -26,16 +26,26 @@ function esc(s) {
 	sub(/^[.'\'']/, "\\\\&&", s)
 	return s
 }
-# option words: dashes are \-, argument names (DIR, KEY=VALUE, UID[:GID]) italic
-function optspec(s,   n, i, w, out, a) {
+# option words: dashes are \-, argument names (DIR, KEY=VALUE, UID[:GID], the BOOL of
+# --opt[=BOOL]) italic
+function optspec(s,   n, i, w, out, a, arg) {
 	n = split(s, w, / /)
 	out = ""
 	for (i = 1; i <= n; i++) {
 		a = w[i]
 		if (a ~ /^-/) {
+			arg = ""
+			if (match(a, /\[?=/)) {
+				arg = substr(a, RSTART)
+				a = substr(a, 1, RSTART - 1)
+			}
 			gsub(/-/, "\\-", a)
 			a = "\\fB" a "\\fR"
 			sub(/,\\fR$/, "\\fR,", a)
+			if (arg ~ /^\[=/)
+				a = a "[=\\fI" esc(substr(arg, 3, length(arg) - 3)) "\\fR]"
+			else if (arg != "")
+				a = a "=\\fI" esc(substr(arg, 2)) "\\fR"
 		} else
 			a = "\\fI" esc(a) "\\fR"
 		out = out (i > 1 ? " " : "") a
