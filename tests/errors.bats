@@ -132,9 +132,7 @@ create_fails() {
 
 @test "errors: an idmapped bind with a missing source in a user namespace names it, nothing left" {
 	requires_ocisbx "runc 1.1 has no idmapped mounts"
-	config_add linux.namespaces '{"type":"user"}'
-	config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
-	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	use_userns # the container's root reaches its rootfs: the mount is the first thing to fail
 	config_add mounts '{"destination":"/idm","type":"bind","source":"/no/such/dir","options":["bind","idmap"]}'
 	run runtime run -b "$BUNDLE" "$CID" </dev/null
 	echo "$output"

@@ -107,6 +107,102 @@ ro_source() {
 	[ -e "$TESTDIR/rwsrc/written" ]
 }
 
+@test "bind of a read-only source in a user namespace with other flags: the locked ro stays" {
+	ro_source
+	use_userns
+	config_add mounts "{\"destination\":\"/flags\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"bind\",\"nosuid\"]}"
+	ctr "$(mi /flags) | cut -d' ' -f6"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = ro,nosuid,relatime ]
+}
+
+@test "bind in a user namespace: an explicit change of a locked flag is refused, saying why" {
+	requires_ocisbx "error text (runc 1.1 ignores rw and fails on atime with a bare EPERM)"
+	ro_source
+	use_userns
+	config_add mounts "{\"destination\":\"/flags\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"bind\",\"rw\"]}"
+	snapshot_host
+	ctr true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'remount `/flags`: a user namespace locks the flags of the source (ro,relatime)'* ]]
+	assert_nothing_left
+	config_set 'mounts[-1].options' '["bind","noatime"]'
+	ctr true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'remount `/flags`: a user namespace locks the flags of the source (ro,relatime)'* ]]
+}
+
+@test "bind source below a directory of host root's, mode 0000, in a user namespace: the runtime opens it" {
+	mkdir -p "$TESTDIR/locked/inner"
+	echo secret-ok >"$TESTDIR/locked/inner/file"
+	chmod 644 "$TESTDIR/locked/inner/file"
+	chmod 000 "$TESTDIR/locked"
+	use_userns
+	config_add mounts "{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"$TESTDIR/locked/inner\",\"options\":[\"rbind\"]}"
+	ctr 'cat /mnt/file'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = secret-ok ]
+}
+
+# mount_order_config [userns] [idmap]: runc's mount-order test: a tree of binds from
+# $TESTDIR/bind-src (o-rwx: a user namespace cannot reach it), then binds whose sources
+# are in the rootfs and must see the mounts made before them.
+mount_order_config() {
+	local d sub idmap='' rootfs
+	for sub in a/x b/y c/z; do
+		mkdir -p "$TESTDIR/bind-src/$sub"
+		echo "$sub" >"$TESTDIR/bind-src/$sub/file"
+		ln -s "$(dirname "$sub")" "$TESTDIR/bind-src/sym-$(dirname "$sub")"
+	done
+	chmod o-rwx "$TESTDIR/bind-src"
+	[[ " $* " == *" userns "* ]] && use_userns
+	[[ " $* " == *" idmap "* ]] && idmap=',"uidMappings":[{"containerID":0,"hostID":100000,"size":65536}],"gidMappings":[{"containerID":0,"hostID":100000,"size":65536}]'
+	rootfs=${USERNS_DIR:-$BUNDLE}/rootfs
+	mkdir -p "$rootfs/mnt" "$rootfs/final"
+	bind() { config_add mounts "{\"source\":\"$1\",\"destination\":\"$2\",\"type\":\"bind\",\"options\":[\"rbind\",\"rprivate\"]$3}"; }
+	bind "$TESTDIR/bind-src/a" /mnt
+	bind "$TESTDIR/bind-src/sym-b" /mnt/x
+	bind "$TESTDIR/bind-src/c" /mnt/x/y
+	bind "$TESTDIR/bind-src/sym-a" /mnt/x/y/z
+	bind "$rootfs/mnt/x" /mnt/x/y/z/x "$idmap"
+	bind "$rootfs/mnt/x/y" /mnt/x/y/z "$idmap"
+	bind "$rootfs/mnt" /final "$idmap"
+	set_args cat /final/x/y/z/z/x/y/z/x/file
+}
+
+# mount_order_run [ID]: runs it: the file at the end of the tree is a/x's.
+mount_order_run() {
+	run runtime run -b "$BUNDLE" "${1:-$CID}" </dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = a/x ]
+}
+
+@test "mount order: a bind whose source is in the rootfs sees the mounts made before it" {
+	mount_order_config
+	mount_order_run
+}
+
+@test "mount order: the same in a user namespace, host sources out of the container's reach" {
+	requires_ocisbx "runc 1.1 opens the rootfs sources before the mounts they are on exist (runc 1.2 does not)"
+	mount_order_config userns
+	mount_order_run
+}
+
+@test "mount order: idmapped binds of rootfs sources, with and without a user namespace" {
+	requires_ocisbx "runc 1.1 has no idmapped mounts"
+	mount_order_config idmap
+	mount_order_run
+	make_config
+	rm -rf "$TESTDIR/bind-src"
+	mount_order_config userns idmap
+	mount_order_run "$CID-u"
+}
+
 @test "missing destinations are created inside the rootfs: a directory and a file" {
 	echo file-content >"$TESTDIR/afile"
 	config_add mounts "{\"destination\":\"/new/deep/dir\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\"]}"

@@ -369,6 +369,26 @@ requires_newuidmap() {
 	[ "${lines[-1]}" -eq "$(ls /sys/class/net | grep -c .)" ]
 }
 
+@test "rootless: with the host's pid namespace the host's /proc is bound onto /proc" {
+	config_del 'linux.namespaces[type=pid]'
+	config_set 'mounts[destination=/proc]' '{"destination":"/proc","type":"bind","source":"/proc","options":["rbind","nosuid","noexec","nodev"]}'
+	set_args sh -c 'readlink /proc/self/ns/pid; wc -c </proc/timer_list'
+	run rl_run run "$CID"
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	[ "${lines[0]}" = "$(readlink /proc/self/ns/pid)" ]
+	[ "${lines[1]}" = 0 ] # still masked
+}
+
+@test "rootless: a bind onto /proc of anything but a procfs's root is refused" {
+	requires_ocisbx "error text"
+	config_del 'linux.namespaces[type=pid]'
+	config_set 'mounts[destination=/proc]' "{\"destination\":\"/proc\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\"]}"
+	run rl_run run "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"bind mount on \`/proc\`: \`$SHARED\` is not the root of a procfs"* ]]
+}
+
 # --- cgroups ----------------------------------------------------------------------------
 
 @test "rootless: no cgroup access: a warning per limit, and the container still runs" {

@@ -302,16 +302,9 @@ clone_init (create_ctx *c, ocisbx_err **err)
     return -1;
   c->sync_parent = fds[0];
   c->sync_child = fds[1];
-  /* In a user namespace the init cannot idmap host file systems: we make those binds
-     now, and it inherits them (mounts_idmap.c). */
-  if (c->userns && geteuid () == 0 && !rootless_in_userns () && c->idmap_trees == NULL)
-    for (size_t i = 0; i < c->cfg->mounts_len; i++)
-      if (mount_is_bind (&c->cfg->mounts[i]) && mount_wants_idmap (&c->cfg->mounts[i]))
-        {
-          if (mounts_idmap_prepare (c->cfg, c->bundle, &c->idmap_trees, err) < 0)
-            return err_wrap (err, "config.json: .mounts");
-          break;
-        }
+  /* In a user namespace the init cannot idmap host file systems nor reach host paths of
+     host root's: it asks us (recv_from_init). */
+  c->mount_help = c->userns && geteuid () == 0;
   c->rctx = (rootfs_ctx){
     .cfg = c->cfg,
     .rootfs = c->rootfs,
@@ -323,7 +316,6 @@ clone_init (create_ctx *c, ocisbx_err **err)
     .new_cgroupns = (c->ns.new_flags & CLONE_NEWCGROUP) != 0,
     .cgroup_path = cgroup_path (c->cgroup),
     .cgroup = c->cgroup,
-    .idmap_trees = c->idmap_trees,
   };
 
   /* From the clone on, our memory and fds are in the container: none of its processes
@@ -370,9 +362,6 @@ clone_init (create_ctx *c, ocisbx_err **err)
       close (c->proc.dmz_fd);
       c->proc.dmz_fd = -1;
     }
-  mounts_idmap_close (c->idmap_trees, c->cfg->mounts_len);
-  c->idmap_trees = NULL;
-  c->rctx.idmap_trees = NULL;
   /* back to our own namespaces, whatever happened */
   if (ns_leave (&saved, r == 0 ? err : NULL) < 0)
     r = -1;
@@ -445,6 +434,46 @@ init_environment (create_ctx *c, ocisbx_err **err)
   return sync_send (c->sync_parent, SYNC_GO, 0, payload, len, -1, err);
 }
 
+/* A bind source for the init in a user namespace (mounts_runtime_source), from inside
+   its mount namespace, sent back. */
+static int
+serve_mount_source (create_ctx *c, const sync_msg *req, ocisbx_err **err)
+{
+  cleanup_close int fd = -1;
+  ns_saved saved;
+
+  if (!c->mount_help)
+    return err_set (err, EPROTO, "sync: unexpected mount-source message");
+  if (ns_enter_mount_of (c->pidfd, c->pid, &saved, err) < 0)
+    return -1;
+  fd = mounts_runtime_source (c->cfg, c->bundle, c->rootfs, (size_t) req->value, req->fd, err);
+  if (ns_leave (&saved, fd < 0 ? NULL : err) < 0 || fd < 0)
+    return err_wrap (err, "rootfs");
+  return sync_send (c->sync_parent, SYNC_MOUNT_SOURCE, req->value, NULL, 0, fd, err);
+}
+
+/* The init's next step WANT; on the way, the bind sources it asks for while it mounts. */
+static int
+recv_from_init (create_ctx *c, sync_type want, sync_msg *m, ocisbx_err **err)
+{
+  for (;;)
+    {
+      int r;
+
+      if (sync_recv_either (c->sync_parent, want, SYNC_MOUNT_SOURCE, m, err) < 0)
+        return -1;
+      if (m->type == (uint32_t) want)
+        return 0;
+      r = serve_mount_source (c, m, err);
+      sync_msg_clear (m);
+      if (r < 0)
+        {
+          sync_send_error (c->sync_parent, *err);
+          return -1;
+        }
+    }
+}
+
 static int
 parent_hooks (create_ctx *c, ocisbx_err **err)
 {
@@ -454,7 +483,7 @@ parent_hooks (create_ctx *c, ocisbx_err **err)
 
   if (!c->parent_hooks)
     return 0;
-  if (sync_recv (c->sync_parent, SYNC_HOOKS, &m, err) < 0)
+  if (recv_from_init (c, SYNC_HOOKS, &m, err) < 0)
     return -1;
   sync_msg_clear (&m);
   state = create_state_json (c, "creating");
@@ -473,7 +502,7 @@ seccomp_listener (create_ctx *c, ocisbx_err **err)
 
   if (c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp))
     return 0;
-  if (sync_recv (c->sync_parent, SYNC_SECCOMP, &m, err) < 0)
+  if (recv_from_init (c, SYNC_SECCOMP, &m, err) < 0)
     return -1;
   sync_msg_clear (&m);
   nfd = seccomp_fetch_listener_fd (c->pid, m.value, err);
@@ -490,7 +519,7 @@ wait_ready (create_ctx *c, ocisbx_err **err)
 {
   sync_msg m;
 
-  if (sync_recv (c->sync_parent, SYNC_READY, &m, err) < 0)
+  if (recv_from_init (c, SYNC_READY, &m, err) < 0)
     return -1;
   c->master = m.fd;
   m.fd = -1;
@@ -612,8 +641,6 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   terminal_relay_restore (&c->tty);
   close_fd (&c->master);
   cgroup_join_close (&c->cgj);
-  if (c->cfg)
-    mounts_idmap_close (c->idmap_trees, c->cfg->mounts_len);
   ns_plan_close (&c->ns);
   idmap_plan_free (&c->idmap);
   process_plan_free (&c->proc);

@@ -64,6 +64,24 @@ new_keyring (const create_ctx *c, ocisbx_err **err)
   return 0;
 }
 
+/* rootfs_ctx.runtime_source: the runtime's answer (container.c: recv_from_init). */
+static int
+ask_runtime_source (void *arg, size_t index, int fd, ocisbx_err **err)
+{
+  init_state *s = arg;
+  sync_msg m;
+  int got;
+
+  if (sync_send (s->sock, SYNC_MOUNT_SOURCE, (int32_t) index, NULL, 0, fd, err) < 0
+      || sync_recv (s->sock, SYNC_MOUNT_SOURCE, &m, err) < 0)
+    return -1;
+  got = steal_fd (&m.fd);
+  sync_msg_clear (&m);
+  if (got < 0)
+    return err_set (err, EPROTO, "mounts[%zu]: no source from the runtime", index);
+  return got;
+}
+
 static int
 setup_terminal (init_state *s, int rootfd, ocisbx_err **err)
 {
@@ -177,6 +195,11 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
   if ((c->ns.new_flags & CLONE_NEWNET) && ns_loopback_up (err) < 0)
     return -1;
 
+  if (c->mount_help)
+    {
+      c->rctx.runtime_source = ask_runtime_source; /* SYNC_GO came: the parent listens */
+      c->rctx.runtime_source_arg = s;
+    }
   if (rootfs_setup (&c->rctx, err) < 0)
     return -1;
   if ((c->parent_hooks || c->child_hooks) && wait_go (s, err) < 0)

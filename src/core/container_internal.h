@@ -44,7 +44,7 @@ typedef struct create_ctx
   idmap_plan idmap; /* how the parent writes the uid/gid maps (rootless.h) */
   process_plan proc;
   rootfs_ctx rctx;
-  int *idmap_trees;   /* idmapped binds made by the parent for a user namespace, or NULL */
+  bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
   bool userns;        /* new or joined user namespace */
   bool relay;         /* terminal without a console socket: the parent relays the pty */
   bool pdeathsig;     /* `run` in the foreground: the init dies with us */

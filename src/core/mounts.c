@@ -292,21 +292,28 @@ mount_is_bind (const oci_mount *m)
   return false;
 }
 
-/* A bind source: relative paths are under the bundle.  Host paths are trusted. */
+/* The bind source of mounts[INDEX]: relative paths are under the bundle.  Host paths
+   are trusted: one that the container's root cannot reach (below a directory of host
+   root's, mode 0700) the runtime opens when it lends its privileges, as runc does. */
 static int
-open_source (const rootfs_ctx *ctx, const char *source, ocisbx_err **err)
+open_source (const rootfs_ctx *ctx, size_t index, const char *source, ocisbx_err **err)
 {
   cleanup_free char *path = NULL;
-  int fd;
+  cleanup_free char *clean = NULL;
+  int fd, e;
 
   if (source == NULL || *source == '\0')
     return err_set (err, EINVAL, "bind mount without a source");
   path = source[0] == '/' || ctx->bundle == NULL ? xstrdup (source)
                                                  : xasprintf ("%s/%s", ctx->bundle, source);
   fd = open (path, O_PATH | O_CLOEXEC);
-  if (fd < 0)
-    return err_set (err, errno, "open mount source `%s`", path);
-  return fd;
+  if (fd >= 0)
+    return fd;
+  e = errno;
+  clean = pathres_clean (path);
+  if ((e == EACCES || e == EPERM) && ctx->runtime_source && !pathres_under (ctx->rootfs, clean))
+    return ctx->runtime_source (ctx->runtime_source_arg, index, -1, err);
+  return err_set (err, e, "open mount source `%s`", path);
 }
 
 /* Remove "gid=N" from a devpts data string (a gid not mapped in a user namespace). */
@@ -446,6 +453,14 @@ on_procfs (int fd)
   return fstatfs (fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
 }
 
+#define PROC_ROOT_INO 1
+
+static bool
+is_procfs_root (int fd, const struct stat *st)
+{
+  return on_procfs (fd) && st->st_ino == PROC_ROOT_INO;
+}
+
 static int
 mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **err)
 {
@@ -467,13 +482,16 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
   if (bind)
     {
       struct stat st;
-      srcfd = open_source (ctx, m->source, err);
+      srcfd = open_source (ctx, (size_t) (m - ctx->cfg->mounts), m->source, err);
       if (srcfd < 0)
         return -1;
       if (fstat (srcfd, &st) < 0)
         return err_set (err, errno, "stat mount source `%s`", m->source);
       if (!S_ISDIR (st.st_mode))
         kind = PATHRES_FILE;
+      if (mounts_dest_is (m, "/proc") && !is_procfs_root (srcfd, &st))
+        return err_set (err, EPERM, "bind mount on `%s`: `%s` is not the root of a procfs", m->destination,
+                        m->source);
     }
   if (!bind && needs_plain_directory (m->type) && pathres_has_symlink (rootfd, m->destination))
     return err_set (err, ELOOP, "`%s` is a symlink in the rootfs: filesystem \"%s\" must be mounted on ordinary directory",

@@ -102,17 +102,19 @@ int mount_cgroup (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const m
 /* idmapped bind (mounts_idmap.c): clone SRCFD's tree, idmap it, attach it on DSTFD. */
 /* Whether M asks for an idmapped bind (idmap/ridmap, or its own mappings). */
 bool mount_wants_idmap (const oci_mount *m);
-/* Parent, for a container whose process will be in a user namespace: the idmapped binds
-   made ahead, as detached trees (O_CLOEXEC fds, inherited by the child), because
-   idmapping a host file system takes CAP_SYS_ADMIN in the initial user namespace.
-   *TREES gets one entry per config mount (-1 for the others); mounts_idmap_close. */
-int mounts_idmap_prepare (const oci_config *cfg, const char *bundle, int **trees, ocisbx_err **err);
-void mounts_idmap_close (int *trees, size_t n);
+/* Parent, for an init in a user namespace, from inside its mount namespace: the bind
+   source of mounts[INDEX] opened with the runtime's privileges when the init could not
+   open it (CHILD_FD -1; a host path, never one in ROOTFS, the container's to open), or
+   an idmapped copy of the tree of the source (CHILD_FD, or the one opened here), which
+   only a process with CAP_SYS_ADMIN in the initial user namespace can make. */
+int mounts_runtime_source (const oci_config *cfg, const char *bundle, const char *rootfs, size_t index,
+                           int child_fd, ocisbx_err **err);
 int mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, int srcfd,
                     int dstfd, ocisbx_err **err);
 
 /* May a mount of TYPE (NULL for a bind) go at CLEAN_DEST?  Under /proc only a few
-   lxcfs-style files are allowed, and /proc itself only for type proc (rootfs.c). */
+   lxcfs-style files are allowed, and /proc itself only for type proc or a bind (of the
+   root of a procfs: the host's /proc with the host's pid namespace, rootless) (rootfs.c). */
 bool rootfs_proc_dest_allowed (const char *clean_dest, const char *type);
 
 /* tmpcopyup (mounts_copyup.c): copy the tree under LOWER (the covered directory) into

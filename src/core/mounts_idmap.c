@@ -1,7 +1,9 @@
 /* idmapped bind mounts: open_tree (OPEN_TREE_CLONE) of the source, mount_setattr
  * MOUNT_ATTR_IDMAP with the user namespace of a short-lived helper process that
  * carries the mount's uidMappings/gidMappings (or the container's), move_mount onto
- * the destination.
+ * the destination.  In a user namespace the container cannot idmap a host filesystem:
+ * the runtime does it for it (mounts_runtime_source), and opens the bind sources it
+ * cannot reach.
  */
 #include <config.h>
 #include "mounts.h"
@@ -16,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "pathres.h"
 #include "utils.h"
 
 #ifndef OPEN_TREE_CLOEXEC
@@ -186,45 +189,39 @@ mount_wants_idmap (const oci_mount *m)
 }
 
 int
-mounts_idmap_prepare (const oci_config *cfg, const char *bundle, int **trees, ocisbx_err **err)
+mounts_runtime_source (const oci_config *cfg, const char *bundle, const char *rootfs, size_t index,
+                       int child_fd, ocisbx_err **err)
 {
-  int *t = xmalloc0 ((cfg->mounts_len + 1) * sizeof *t);
+  const oci_mount *m = index < cfg->mounts_len ? &cfg->mounts[index] : NULL;
+  cleanup_mount_opts mount_opts o = { 0 };
+  cleanup_free char *path = NULL;
+  cleanup_close int own = -1;
+  int tree;
 
-  for (size_t i = 0; i < cfg->mounts_len; i++)
-    t[i] = -1;
-  *trees = t;
-  for (size_t i = 0; i < cfg->mounts_len; i++)
+  if (m == NULL || !mount_is_bind (m) || m->source == NULL || m->source[0] == '\0')
+    return err_set (err, EPROTO, "mounts[%zu]: a source asked for, but not a bind mount", index);
+  if (child_fd < 0)
     {
-      const oci_mount *m = &cfg->mounts[i];
-      cleanup_mount_opts mount_opts o = { 0 };
-      cleanup_free char *path = NULL;
-      cleanup_close int src = -1;
-
-      if (!mount_is_bind (m) || !mount_wants_idmap (m) || m->source == NULL || m->source[0] == '\0')
-        continue; /* the child reports what is wrong with it */
-      mount_opts_parse (m->options, m->options_len, &o);
-      o.flags |= MS_BIND;
       /* as the child opens bind sources (mounts.c): relative ones are under the bundle */
-      path = m->source[0] == '/' || bundle == NULL ? xstrdup (m->source) : xasprintf ("%s/%s", bundle, m->source);
-      src = open (path, O_PATH | O_CLOEXEC);
-      if (src < 0)
-        return err_set (err, errno, "open mount source `%s`", path);
-      t[i] = idmapped_tree (cfg, m, &o, src, err);
-      if (t[i] < 0)
-        return err_wrap (err, "mounts[%zu]", i);
+      cleanup_free char *clean = NULL;
+      path = m->source[0] == '/' || bundle == NULL ? xstrdup (m->source)
+                                                   : xasprintf ("%s/%s", bundle, m->source);
+      clean = pathres_clean (path);
+      if (pathres_under (rootfs, clean)) /* the container's own files are its to open */
+        return err_set (err, EACCES, "mounts[%zu]: open mount source `%s`", index, path);
+      own = open (path, O_PATH | O_CLOEXEC);
+      if (own < 0)
+        return err_set (err, errno, "mounts[%zu]: open mount source `%s`", index, path);
+      if (!mount_wants_idmap (m))
+        return steal_fd (&own);
+      child_fd = own;
     }
-  return 0;
-}
-
-void
-mounts_idmap_close (int *trees, size_t n)
-{
-  if (trees == NULL)
-    return;
-  for (size_t i = 0; i < n; i++)
-    if (trees[i] >= 0)
-      close (trees[i]);
-  free (trees);
+  mount_opts_parse (m->options, m->options_len, &o);
+  o.flags |= MS_BIND;
+  tree = idmapped_tree (cfg, m, &o, child_fd, err);
+  if (tree < 0)
+    return err_wrap (err, "mounts[%zu]", index);
+  return tree;
 }
 
 int
@@ -234,17 +231,17 @@ mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, 
   size_t index = (size_t) (m - ctx->cfg->mounts);
   cleanup_close int tree = -1;
 
-  if (ctx->idmap_trees && index < ctx->cfg->mounts_len && ctx->idmap_trees[index] >= 0)
-    tree = dup (ctx->idmap_trees[index]); /* made by the parent, which could idmap */
-  else if (ctx->userns)
-    /* Idmapping a host filesystem takes CAP_SYS_ADMIN in the initial user namespace;
-       the container's process does not have it, and no parent made this one. */
+  /* Idmapping a host filesystem takes CAP_SYS_ADMIN in the initial user namespace: in
+     its own user namespace the container asks the runtime, when it lends its. */
+  if (!ctx->userns)
+    tree = idmapped_tree (ctx->cfg, m, o, srcfd, err);
+  else if (ctx->runtime_source)
+    tree = ctx->runtime_source (ctx->runtime_source_arg, index, srcfd, err);
+  else
     return err_set (err, ENOTSUP, "idmapped mount `%s`: not supported with a user namespace here",
                     m->destination);
-  else
-    tree = idmapped_tree (ctx->cfg, m, o, srcfd, err);
   if (tree < 0)
-    return ctx->idmap_trees ? err_set (err, errno, "idmapped mount `%s`", m->destination) : -1;
+    return -1;
   if (sys_move_mount (tree, "", dstfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
     return err_set (err, errno, "attach idmapped mount `%s`", m->destination);
   return 0;

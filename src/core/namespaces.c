@@ -238,6 +238,31 @@ ns_enter_for_clone (const ns_plan *plan, ns_saved *saved, ocisbx_err **err)
 }
 
 int
+ns_enter_mount_of (int pidfd, pid_t pid, ns_saved *saved, ocisbx_err **err)
+{
+  char path[64];
+  cleanup_close int fd = -1;
+
+  memset (saved, 0, sizeof *saved);
+  saved->cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (saved->cwd < 0)
+    return err_set (err, errno, "open the current directory");
+  if (save_ns (saved, CLONE_NEWNS, err) == 0)
+    {
+      if (pidfd >= 0 && setns (pidfd, CLONE_NEWNS) == 0)
+        return 0;
+      /* before Linux 5.8 setns takes no pidfd */
+      snprintf (path, sizeof path, "/proc/%d/ns/mnt", (int) pid);
+      fd = open (path, O_RDONLY | O_CLOEXEC);
+      if (fd >= 0 && setns (fd, CLONE_NEWNS) == 0)
+        return 0;
+      err_set (err, errno, "enter the mount namespace of the container's init");
+    }
+  ns_leave (saved, NULL);
+  return -1;
+}
+
+int
 ns_leave (ns_saved *saved, ocisbx_err **err)
 {
   int ret = 0;

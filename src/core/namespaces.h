@@ -65,6 +65,8 @@ typedef struct ns_saved
   int cwd;
 } ns_saved;
 int ns_enter_for_clone (const ns_plan *plan, ns_saved *saved, ocisbx_err **err);
+/* Parent: enter the mount namespace of the process PIDFD (or PID); ns_leave returns. */
+int ns_enter_mount_of (int pidfd, pid_t pid, ns_saved *saved, ocisbx_err **err);
 int ns_leave (ns_saved *saved, ocisbx_err **err);
 
 /* The clone flags for the init. */

@@ -255,6 +255,13 @@ pathres_create (int rootfd, const char *path, pathres_create_kind kind, mode_t m
 }
 
 bool
+pathres_under (const char *dir, const char *path)
+{
+  size_t n = strlen (dir);
+  return strncmp (path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || (n == 1 && dir[0] == '/'));
+}
+
+bool
 pathres_has_symlink (int rootfd, const char *path)
 {
   cleanup_free char *clean = pathres_clean (path);

@@ -36,6 +36,8 @@ int pathres_create (int rootfd, const char *path, pathres_create_kind kind, mode
 /* The walk alone, no openat2: the fallback, exported for the unit tests. */
 int pathres_walk (int rootfd, const char *path, pathres_create_kind kind, mode_t mode, ocisbx_err **err);
 
+/* Is PATH DIR or below it?  Lexically: both clean and absolute. */
+bool pathres_under (const char *dir, const char *path);
 /* Is any existing component of PATH (cleaned lexically, taken from ROOTFD) a symlink? */
 bool pathres_has_symlink (int rootfd, const char *path);
 

@@ -132,14 +132,13 @@ host_pseudo_fs (const char *line, const char *rootfs, char *mp)
 {
   char root[PATH_MAX], type[32];
   const char *sep = strstr (line, " - ");
-  size_t n = strlen (rootfs);
 
   if (sep == NULL || sscanf (line, "%*s %*s %*s %4095s %4095s", root, mp) != 2
       || sscanf (sep + 3, "%31s", type) != 1)
     return false;
   if (strcmp (root, "/") != 0 || (strcmp (type, "proc") != 0 && strcmp (type, "sysfs") != 0))
     return false;
-  return !(strncmp (mp, rootfs, n) == 0 && (mp[n] == '/' || mp[n] == '\0'));
+  return !pathres_under (rootfs, mp);
 }
 
 /* Without pivot_root the old root stays underneath, with the host's /proc and /sys:
@@ -232,8 +231,8 @@ static const char *const proc_allowed[] = {
 bool
 rootfs_proc_dest_allowed (const char *clean_dest, const char *type)
 {
-  if (strcmp (clean_dest, "/proc") == 0)
-    return type && strcmp (type, "proc") == 0;
+  if (strcmp (clean_dest, "/proc") == 0) /* a bind: of a procfs root (mounts.c checks) */
+    return type == NULL || strcmp (type, "proc") == 0;
   if (strncmp (clean_dest, "/proc/", 6) != 0)
     return true;
   for (size_t i = 0; proc_allowed[i]; i++)

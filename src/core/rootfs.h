@@ -41,8 +41,11 @@ typedef struct rootfs_ctx
   const char *cgroup_path; /* the container's cgroup path (relative to hierarchy roots), for cgroup mounts */
   const struct cgroup_manager *cgroup; /* when set, the per-hierarchy paths come from it */
   rootfs_procfd procfd;    /* set by rootfs_setup for the mounts it makes; leave it 0 */
-  const int *idmap_trees;  /* NULL, or per config mount: an idmapped tree made by the
-                              parent (mounts_idmap_prepare), or -1 */
+  /* In a user namespace, when the runtime lends its privileges: asks it for mounts[INDEX]'s
+     bind source (FD -1: the container cannot open it) or for an idmapped copy of FD's
+     tree (mounts_runtime_source), and returns the fd it sent; NULL otherwise. */
+  int (*runtime_source) (void *arg, size_t index, int fd, ocisbx_err **err);
+  void *runtime_source_arg;
 } rootfs_ctx;
 
 /* In the parent, before anything is created: mount destinations, options and

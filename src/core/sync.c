@@ -37,6 +37,8 @@ type_name (sync_type t)
       return "ready";
     case SYNC_ERROR:
       return "error";
+    case SYNC_MOUNT_SOURCE:
+      return "mount-source";
     }
   return "?";
 }
@@ -195,6 +197,12 @@ sync_msg_clear (sync_msg *msg)
 int
 sync_recv (int sock, sync_type want, sync_msg *msg, ocisbx_err **err)
 {
+  return sync_recv_either (sock, want, want, msg, err);
+}
+
+int
+sync_recv_either (int sock, sync_type want, sync_type also, sync_msg *msg, ocisbx_err **err)
+{
   struct wire w;
   cleanup_free char *payload = NULL;
   ssize_t r;
@@ -222,7 +230,7 @@ sync_recv (int sock, sync_type want, sync_msg *msg, ocisbx_err **err)
         close (fd);
       return err_take (err, w.errnum, steal_ptr (&payload));
     }
-  if (w.type != (uint32_t) want)
+  if (w.type != (uint32_t) want && w.type != (uint32_t) also)
     {
       if (fd >= 0)
         close (fd);

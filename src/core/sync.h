@@ -5,6 +5,8 @@
  *   clone ------------------------------->  (joins namespaces)
  *                 <-- SYNC_PID ----------   (only when it forks the real init)
  *   maps, cgroup  ---- SYNC_GO (state) -->  mounts ...
+ *                 <-- SYNC_MOUNT_SOURCE -   (in a user namespace: a bind source it cannot
+ *   opens, idmaps ---- SYNC_MOUNT_SOURCE ->  open, or one to idmap; any number of times)
  *                 <-- SYNC_HOOKS --------   (only with prestart/createRuntime hooks)
  *   hooks         ---- SYNC_HOOKS_DONE -->  createContainer hooks, pivot_root, ...
  *                 <-- SYNC_SECCOMP (n) --   (only with a seccomp listener)
@@ -34,6 +36,7 @@ typedef enum sync_type
   SYNC_SECCOMP_ACK,
   SYNC_READY,
   SYNC_ERROR,
+  SYNC_MOUNT_SOURCE, /* value: the config mount's index; fd: the source, both ways */
 } sync_type;
 
 /* Largest payload (an error message, the state JSON for the child's hooks). */
@@ -63,6 +66,8 @@ void sync_send_error (int sock, const ocisbx_err *err);
    of ours unread, its error queued behind); end-of-file becomes "waiting for WANT: the
    other side exited" with errnum EPIPE. */
 int sync_recv (int sock, sync_type want, sync_msg *msg, ocisbx_err **err);
+/* The same for a message of type WANT or ALSO (msg->type says which). */
+int sync_recv_either (int sock, sync_type want, sync_type also, sync_msg *msg, ocisbx_err **err);
 void sync_msg_clear (sync_msg *msg);
 
 #endif

@@ -218,6 +218,11 @@ test_clean_split (void)
   CHECK (pathres_has_dotdot (".."));
   CHECK (pathres_has_dotdot ("/a/.."));
   CHECK (!pathres_has_dotdot ("/a/..b/c.."));
+  CHECK (pathres_under ("/r/rootfs", "/r/rootfs"));
+  CHECK (pathres_under ("/r/rootfs", "/r/rootfs/etc"));
+  CHECK (!pathres_under ("/r/rootfs", "/r/rootfs2"));
+  CHECK (!pathres_under ("/r/rootfs", "/r"));
+  CHECK (pathres_under ("/", "/anything"));
 }
 
 /* ---- path resolution against hostile symlinks ---- */
@@ -394,6 +399,23 @@ static void
 test_resolve_walk (void)
 {
   check_resolver (walk_open, "walk");
+}
+
+/* procfs and sysfs go on ordinary directories only: a symlink anywhere on the way shows. */
+static void
+test_has_symlink (void)
+{
+  cleanup_close int rootfd = open (tree.rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+  CHECK (!pathres_has_symlink (rootfd, "/etc/passwd"));
+  CHECK (!pathres_has_symlink (rootfd, "/sub"));
+  CHECK (!pathres_has_symlink (rootfd, "/missing/deeper")); /* created later, as directories */
+  CHECK (!pathres_has_symlink (rootfd, "/"));
+  CHECK (pathres_has_symlink (rootfd, "/a"));
+  CHECK (pathres_has_symlink (rootfd, "/a/passwd"));
+  CHECK (pathres_has_symlink (rootfd, "/sub/c"));
+  CHECK (pathres_has_symlink (rootfd, "/dangling"));
+  CHECK (pathres_has_symlink (rootfd, "/x/../a")); /* cleaned first: "/a" */
 }
 
 static void
@@ -600,6 +622,14 @@ test_validate (void)
                 "config.json: .linux.maskedPaths[0]: \"proc/kcore\" is not an absolute path");
   expect_error (CFG ("[{\"destination\":\"/m\",\"type\":\"bind\",\"source\":\"/tmp\",\"options\":[\"idmap\"]}]", "{}"),
                 "config.json: .mounts[0]: idmap needs uidMappings/gidMappings (on the mount or in .linux)");
+  expect_error (CFG ("[{\"destination\":\"/x/..\",\"type\":\"tmpfs\"}]", "{}"),
+                "config.json: .mounts[0].destination: \"/x/..\" is the root of the container: a mount there "
+                "would hide the rootfs");
+  /* a bind onto /proc (of a procfs root: checked when it is mounted) */
+  expect_ok (CFG ("[{\"destination\":\"/proc\",\"type\":\"bind\",\"source\":\"/proc\",\"options\":[\"rbind\"]}]",
+                  "{}"));
+  expect_error (CFG ("[{\"destination\":\"/proc\",\"type\":\"tmpfs\"}]", "{}"),
+                "config.json: .mounts[0].destination: \"/proc\" cannot be mounted: it is inside /proc");
 }
 
 static void
@@ -617,6 +647,16 @@ test_sysctl_validate (void)
   CHECK (c && sysctl_validate (c, &err) < 0);
   CHECK_STR (err ? err->msg : NULL,
              "config.json: .linux.sysctl: \"kernel.shmmax\" needs the ipc namespace in .linux.namespaces");
+  err_free (err);
+  oci_config_free (c);
+  /* the uts sysctls against the fields that set the same: a different value conflicts */
+  c = parse ("{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"r\"},\"hostname\":\"h\",\"domainname\":\"d\","
+             "\"linux\":{\"namespaces\":[{\"type\":\"uts\"}],\"sysctl\":{\"kernel.hostname\":\"h\","
+             "\"kernel/domainname\":\"other\"}}}");
+  err = NULL;
+  CHECK (c && sysctl_validate (c, &err) < 0);
+  CHECK_STR (err ? err->msg : NULL, "config.json: .linux.sysctl: \"kernel/domainname\" conflicts with .domainname "
+                                    "(\"d\"): set it in one place");
   err_free (err);
   oci_config_free (c);
 }
@@ -725,6 +765,6 @@ test_rootfs_in_mount_ns (void)
 UNIT_MAIN (T (test_options_flags), T (test_options_clear), T (test_options_atime),
            T (test_options_bind_and_data), T (test_options_propagation), T (test_options_recursive),
            T (test_options_idmap), T (test_options_full_table_known), T (test_clean_split),
-           T (test_resolve_openat2), T (test_resolve_walk), T (test_create_openat2),
+           T (test_resolve_openat2), T (test_resolve_walk), T (test_has_symlink), T (test_create_openat2),
            T (test_create_walk), T (test_create_last), T (test_remount_attrs), T (test_validate), T (test_sysctl_validate),
            T (test_rootfs_in_mount_ns))
