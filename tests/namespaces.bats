@@ -25,3 +25,100 @@ ctr() {
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *"<LOOPBACK,UP,LOWER_UP>"* ]]
 }
+
+# --- the runtime's namespaces ------------------------------------------------------------
+
+# no_namespaces: a config with no namespace at all (each is the runtime's), nor what
+# needs one of its own (hostname; masked and read-only paths, which runc refuses then).
+no_namespaces() {
+	config_del linux.namespaces
+	config_del hostname
+	config_del linux.maskedPaths
+	config_del linux.readonlyPaths
+	config_del 'mounts[destination=/sys/fs/cgroup]'
+}
+
+@test "namespaces left out of the config are the runtime's, the mount namespace included" {
+	no_namespaces
+	set_args sh -c 'cat /etc/passwd >/dev/null && echo in-rootfs; sleep 1000'
+	snapshot_host
+	create_container "$CID"
+	pid=$(container_pid "$CID")
+	for ns in ipc mnt net pid uts cgroup; do
+		[ "$(readlink "/proc/$pid/ns/$ns")" = "$(readlink "/proc/self/ns/$ns")" ] || {
+			echo "$ns: $(readlink "/proc/$pid/ns/$ns") is not the runtime's $(readlink "/proc/self/ns/$ns")"
+			return 1
+		}
+	done
+	# the container is in its rootfs, with its mounts
+	[ "$(stat -L -c %i "/proc/$pid/root/bin/busybox")" = "$(stat -c %i "$BUNDLE/rootfs/bin/busybox")" ]
+	[ -e "/proc/$pid/root/dev/null" ]
+	runtime start "$CID"
+	wait_for_file "$IO/$CID.out"
+	[ "$(cat "$IO/$CID.out")" = in-rootfs ]
+	if is_ocisbx; then # runc 1.1: "nsexec-1: ns paths are empty"
+		runtime exec "$CID" ls /bin/busybox >"$TESTDIR/exec.out"
+		[ "$(cat "$TESTDIR/exec.out")" = /bin/busybox ]
+	fi
+	runtime kill "$CID" KILL
+	wait_for_status "$CID" stopped
+	runtime delete "$CID"
+	# runc and crun leave the container's mounts in the runtime's mount namespace
+	if is_ocisbx; then assert_nothing_left; fi
+}
+
+@test "without a mount namespace nothing of the container's root is mounted in the runtime's" {
+	requires_ocisbx "runc and crun mount the container's root and mounts in the runtime's mount namespace"
+	no_namespaces
+	set_args sleep 1000
+	snapshot_host
+	create_container "$CID"
+	test_mounts | diff "$TESTDIR/mounts.before" -
+	! grep -q -F "$BUNDLE/rootfs" /proc/self/mountinfo
+}
+
+@test "without a mount namespace masked and read-only paths still apply" {
+	requires_ocisbx "runc refuses maskedPaths and readonlyPaths without a mount namespace"
+	config_del linux.namespaces
+	config_add linux.namespaces '{"type":"pid"}'
+	config_del hostname
+	ctr 'wc -c </proc/timer_list; echo 1 2>/dev/null >/proc/sys/kernel/ns_last_pid || echo sys-ro'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = sys-ro ]
+}
+
+@test "a mount namespace joined by path: the container is in it, its root built there" {
+	unshare --mount sleep 1000 &
+	holder=$!
+	# unshare has entered its namespace once its mnt link differs from ours
+	for _ in $(seq 50); do [ "$(readlink "/proc/$holder/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] && break; sleep 0.1; done
+	want=$(readlink "/proc/$holder/ns/mnt")
+	[ "$want" != "$(readlink /proc/self/ns/mnt)" ]
+	config_set 'linux.namespaces[type=mount]' "{\"type\":\"mount\",\"path\":\"/proc/$holder/ns/mnt\"}"
+	before=$(grep -c -F "$TESTDIR" "/proc/$holder/mountinfo" || true)
+	ctr 'readlink /proc/self/ns/mnt; ls /bin/busybox'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$want" ]
+	[ "${lines[1]}" = /bin/busybox ]
+	if is_ocisbx; then
+		[ "$(grep -c -F "$TESTDIR" "/proc/$holder/mountinfo" || true)" = "$before" ]
+	fi
+}
+
+@test "a user namespace without a mount namespace of its own is refused, saying why" {
+	config_del 'linux.namespaces[type=mount]'
+	config_add linux.namespaces '{"type":"user"}'
+	config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	snapshot_host
+	ctr true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	if is_ocisbx; then
+		[[ "$output" == *'config.json: .linux.namespaces: a user namespace of the container needs a mount namespace of its own'* ]]
+		assert_nothing_left
+	fi
+}

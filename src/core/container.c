@@ -86,8 +86,14 @@ validate_namespaces (create_ctx *c, ocisbx_err **err)
     any |= c->ns.joins[i].flag;
   any |= flags;
   c->userns = (any & CLONE_NEWUSER) != 0;
-  if (!(flags & CLONE_NEWNS))
-    return err_set (err, 0, "config.json: .linux.namespaces: a new mount namespace is required");
+  c->own_mntns = (flags & CLONE_NEWNS) != 0;
+  /* A shared mount namespace: its process builds the root in a private one and returns
+     (rootfs.h), which takes the privileges of the namespace's owner. */
+  if (!c->own_mntns && c->userns && !(c->ns.join_user && (any & CLONE_NEWNS)))
+    return err_set (err, 0, "config.json: .linux.namespaces: a user namespace of the container needs a mount "
+                            "namespace of its own (or one joined with the user namespace): the mount namespace "
+                            "it would share belongs to another user namespace, which its process cannot "
+                            "re-enter once its root is built");
   if (c->cfg->hostname && c->cfg->hostname[0] && !(any & CLONE_NEWUTS))
     return err_set (err, 0, "config.json: .hostname: setting the hostname needs a uts namespace of the container");
   if (c->cfg->domainname && c->cfg->domainname[0] && !(any & CLONE_NEWUTS))

@@ -29,6 +29,7 @@ typedef struct init_state
   int sock;
   bool go;             /* SYNC_GO received: maps written, cgroup joined */
   bool ready;          /* SYNC_READY sent: errors go to stderr from now on */
+  int shared_ns;       /* the mount namespace the container shares, or -1 (rootfs.h) */
   const char *state_creating, *state_created; /* for the container's hooks */
   int master, slave;
 } init_state;
@@ -200,6 +201,8 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
       c->rctx.runtime_source = ask_runtime_source; /* SYNC_GO came: the parent listens */
       c->rctx.runtime_source_arg = s;
     }
+  if (!c->own_mntns && rootfs_setup_ns_enter (&s->shared_ns, err) < 0)
+    return -1;
   if (rootfs_setup (&c->rctx, err) < 0)
     return -1;
   if ((c->parent_hooks || c->child_hooks) && wait_go (s, err) < 0)
@@ -222,6 +225,8 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
     return -1;
   make_cwd (p->cwd);
   if (rootfs_finalize (&c->rctx, err) < 0)
+    return -1;
+  if (s->shared_ns >= 0 && rootfs_setup_ns_leave (s->shared_ns, err) < 0)
     return -1;
 
   if (process_apply_early (p, err) < 0 || wait_go (s, err) < 0)
@@ -271,7 +276,7 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
 _Noreturn void
 container_init (create_ctx *c)
 {
-  init_state s = { .c = c, .sock = c->sync_child, .master = -1, .slave = -1 };
+  init_state s = { .c = c, .sock = c->sync_child, .master = -1, .slave = -1, .shared_ns = -1 };
   ocisbx_err *err = NULL;
   char *exe = NULL;
 

@@ -46,6 +46,7 @@ typedef struct create_ctx
   rootfs_ctx rctx;
   bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
   bool userns;        /* new or joined user namespace */
+  bool own_mntns;     /* a new mount namespace (else the runtime's own, or one joined) */
   bool relay;         /* terminal without a console socket: the parent relays the pty */
   bool pdeathsig;     /* `run` in the foreground: the init dies with us */
   int preserve_fds;   /* --preserve-fds + LISTEN_FDS */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -195,6 +196,31 @@ rootfs_pivot (const rootfs_ctx *ctx, ocisbx_err **err)
 {
   if ((ctx->no_pivot ? move_root : pivot) (ctx->rootfs, err) < 0)
     return err_wrap (err, "rootfs");
+  return 0;
+}
+
+int
+rootfs_setup_ns_enter (int *shared_ns, ocisbx_err **err)
+{
+  *shared_ns = open ("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+  if (*shared_ns < 0)
+    return err_set (err, errno, "rootfs: open /proc/self/ns/mnt");
+  if (unshare (CLONE_NEWNS) < 0)
+    return err_set (err, errno, "rootfs: unshare a mount namespace to build the root in");
+  return 0;
+}
+
+int
+rootfs_setup_ns_leave (int shared_ns, ocisbx_err **err)
+{
+  cleanup_close int tree = sys_open_tree (AT_FDCWD, "/", OPEN_TREE_CLONE | O_CLOEXEC | AT_RECURSIVE);
+
+  if (tree < 0)
+    return err_set (err, errno, "rootfs: detached copy of the root (open_tree, Linux >= 5.2)");
+  if (setns (shared_ns, CLONE_NEWNS) < 0)
+    return err_set (err, errno, "rootfs: return to the mount namespace the container shares");
+  if (fchdir (tree) < 0 || chroot (".") < 0 || chdir ("/") < 0)
+    return err_set (err, errno, "rootfs: chroot into the detached root");
   return 0;
 }
 

@@ -53,6 +53,15 @@ typedef struct rootfs_ctx
    name the field: `config.json: .mounts[2].destination: "tmp" is not an absolute path`. */
 int rootfs_validate_config (const oci_config *cfg, ocisbx_err **err);
 
+/* Without a new mount namespace (the runtime's own, or one joined by path) the root is
+   still built in a private one: rootfs_setup_ns_enter keeps the shared namespace in
+   *SHARED_NS and unshares; after rootfs_finalize, rootfs_setup_ns_leave takes a
+   detached copy of the finished root (open_tree), returns to SHARED_NS and chroots
+   into the copy.  Nothing is ever attached in the shared namespace (nothing to leave
+   behind), and no ".." leads out of a detached root. */
+int rootfs_setup_ns_enter (int *shared_ns, ocisbx_err **err);
+int rootfs_setup_ns_leave (int shared_ns, ocisbx_err **err);
+
 int rootfs_setup (const rootfs_ctx *ctx, ocisbx_err **err);
 int rootfs_pivot (const rootfs_ctx *ctx, ocisbx_err **err);
 int rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err);
