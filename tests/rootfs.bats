@@ -77,6 +77,27 @@ in_rshared_ns() {
 	[[ "$output" != *" shared:"* ]]
 }
 
+# --- the rootfs itself ------------------------------------------------------------------
+
+@test "user namespace: a rootfs its root cannot reach (a bundle of host root's, mode 0700) is opened by the runtime" {
+	requires_ocisbx "runc and crun fail: bind the rootfs onto itself: permission denied"
+	chmod 700 "$BUNDLE"
+	chown -R -h 100000:100000 "$BUNDLE/rootfs"
+	config_add linux.namespaces '{"type":"user"}'
+	config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
+	ctr 'id -u; ls /bin/busybox; cat /proc/self/uid_map'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = /bin/busybox ]
+	set_args ls /bin/busybox
+	run runtime run --no-pivot -b "$BUNDLE" "$CID-np" </dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = /bin/busybox ]
+}
+
 # --- pivot_root and --no-pivot ----------------------------------------------------------
 
 @test "no_pivot: --no-pivot runs in the rootfs too" {

@@ -452,7 +452,14 @@ serve_mount_source (create_ctx *c, const sync_msg *req, ocisbx_err **err)
     return err_set (err, EPROTO, "sync: unexpected mount-source message");
   if (ns_enter_mount_of (c->pidfd, c->pid, &saved, err) < 0)
     return -1;
-  fd = mounts_runtime_source (c->cfg, c->bundle, c->rootfs, (size_t) req->value, req->fd, err);
+  if ((size_t) req->value == ROOTFS_SOURCE)
+    {
+      fd = open (c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0)
+        err_set (err, errno, "open `%s`", c->rootfs);
+    }
+  else
+    fd = mounts_runtime_source (c->cfg, c->bundle, c->rootfs, (size_t) req->value, req->fd, err);
   if (ns_leave (&saved, fd < 0 ? NULL : err) < 0 || fd < 0)
     return err_wrap (err, "rootfs");
   return sync_send (c->sync_parent, SYNC_MOUNT_SOURCE, req->value, NULL, 0, fd, err);

@@ -203,7 +203,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
     }
   if (!c->own_mntns && rootfs_setup_ns_enter (&s->shared_ns, err) < 0)
     return -1;
-  if (rootfs_setup (&c->rctx, err) < 0)
+  if (rootfs_setup (&c->rctx, &rootfd, err) < 0)
     return -1;
   if ((c->parent_hooks || c->child_hooks) && wait_go (s, err) < 0)
     return -1;
@@ -216,8 +216,9 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
     }
   if (h && hooks_run (h->create_container, h->create_container_len, s->state_creating, "createContainer", err) < 0)
     return -1;
-  if (rootfs_pivot (&c->rctx, err) < 0)
+  if (rootfs_pivot (&c->rctx, rootfd, err) < 0)
     return -1;
+  close (rootfd);
   rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0)
     return err_set (err, errno, "open / of the container");

@@ -57,8 +57,37 @@ containing_mount (const char *path)
   return best;
 }
 
+/* The rootfs bound onto itself: the mount that holds every config mount and that
+   pivot_root makes the root; an O_PATH fd of it.  In a user namespace the container's
+   root may not reach the rootfs (a bundle in a directory of host root's, mode 0700):
+   the runtime then opens it, and the bind is made from that fd. */
+static int
+bind_rootfs (const rootfs_ctx *ctx, ocisbx_err **err)
+{
+  cleanup_close int src = -1;
+  cleanup_close int tree = -1;
+  int fd;
+
+  if (mount (ctx->rootfs, ctx->rootfs, NULL, MS_BIND | MS_REC, NULL) == 0)
+    {
+      fd = open (ctx->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0)
+        return err_set (err, errno, "open `%s`", ctx->rootfs);
+      return fd;
+    }
+  if ((errno != EACCES && errno != EPERM) || ctx->runtime_source == NULL)
+    return err_set (err, errno, "bind `%s` onto itself", ctx->rootfs);
+  src = ctx->runtime_source (ctx->runtime_source_arg, ROOTFS_SOURCE, -1, err);
+  if (src < 0)
+    return -1;
+  tree = sys_open_tree (src, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+  if (tree < 0 || sys_move_mount (tree, "", src, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+    return err_set (err, errno, "bind `%s` onto itself", ctx->rootfs);
+  return steal_fd (&tree); /* attached now: the new mount */
+}
+
 int
-rootfs_setup (const rootfs_ctx *ctx_in, ocisbx_err **err)
+rootfs_setup (const rootfs_ctx *ctx_in, int *rootfd_out, ocisbx_err **err)
 {
   rootfs_ctx c = *ctx_in;
   const rootfs_ctx *ctx = &c;
@@ -77,11 +106,9 @@ rootfs_setup (const rootfs_ctx *ctx_in, ocisbx_err **err)
       if (parent && mount (NULL, parent, NULL, MS_PRIVATE, NULL) < 0)
         return err_set (err, errno, "rootfs: make `%s` private", parent);
     }
-  if (mount (ctx->rootfs, ctx->rootfs, NULL, MS_BIND | MS_REC, NULL) < 0)
-    return err_set (err, errno, "rootfs: bind `%s` onto itself", ctx->rootfs);
-  rootfd = open (ctx->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  rootfd = bind_rootfs (ctx, err);
   if (rootfd < 0)
-    return err_set (err, errno, "rootfs: open `%s`", ctx->rootfs);
+    return err_wrap (err, "rootfs");
   /* Before pivot_root /proc is the host's, and nothing mounted below can cover it:
      every destination resolves inside the rootfs, none may be /proc or inside a
      procfs (mounts.c), so the answer holds for every mount of this step. */
@@ -90,19 +117,17 @@ rootfs_setup (const rootfs_ctx *ctx_in, ocisbx_err **err)
     return err_wrap (err, "rootfs");
   if (devices_setup (ctx, rootfd, err) < 0)
     return err_wrap (err, "rootfs");
+  *rootfd_out = steal_fd (&rootfd);
   return 0;
 }
 
 static int
-pivot (const char *rootfs, ocisbx_err **err)
+pivot (const char *rootfs, int newroot, ocisbx_err **err)
 {
   cleanup_close int oldroot = open ("/", O_DIRECTORY | O_RDONLY | O_CLOEXEC);
-  cleanup_close int newroot = open (rootfs, O_DIRECTORY | O_RDONLY | O_CLOEXEC);
 
   if (oldroot < 0)
     return err_set (err, errno, "open /");
-  if (newroot < 0)
-    return err_set (err, errno, "open `%s`", rootfs);
   if (fchdir (newroot) < 0)
     return err_set (err, errno, "chdir `%s`", rootfs);
   if (syscall (SYS_pivot_root, ".", ".") < 0)
@@ -176,13 +201,13 @@ hide_host_pseudo_fs (const char *rootfs, ocisbx_err **err)
 }
 
 static int
-move_root (const char *rootfs, ocisbx_err **err)
+move_root (const char *rootfs, int newroot, ocisbx_err **err)
 {
   if (hide_host_pseudo_fs (rootfs, err) < 0)
     return -1;
-  if (chdir (rootfs) < 0)
+  if (fchdir (newroot) < 0)
     return err_set (err, errno, "chdir `%s`", rootfs);
-  if (mount (rootfs, "/", NULL, MS_MOVE, NULL) < 0)
+  if (mount (".", "/", NULL, MS_MOVE, NULL) < 0)
     return err_set (err, errno, "move `%s` to /", rootfs);
   if (chroot (".") < 0)
     return err_set (err, errno, "chroot `%s`", rootfs);
@@ -192,9 +217,9 @@ move_root (const char *rootfs, ocisbx_err **err)
 }
 
 int
-rootfs_pivot (const rootfs_ctx *ctx, ocisbx_err **err)
+rootfs_pivot (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
 {
-  if ((ctx->no_pivot ? move_root : pivot) (ctx->rootfs, err) < 0)
+  if ((ctx->no_pivot ? move_root : pivot) (ctx->rootfs, rootfd, err) < 0)
     return err_wrap (err, "rootfs");
   return 0;
 }

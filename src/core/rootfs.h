@@ -42,11 +42,15 @@ typedef struct rootfs_ctx
   const struct cgroup_manager *cgroup; /* when set, the per-hierarchy paths come from it */
   rootfs_procfd procfd;    /* set by rootfs_setup for the mounts it makes; leave it 0 */
   /* In a user namespace, when the runtime lends its privileges: asks it for mounts[INDEX]'s
-     bind source (FD -1: the container cannot open it) or for an idmapped copy of FD's
-     tree (mounts_runtime_source), and returns the fd it sent; NULL otherwise. */
+     bind source, or the rootfs (ROOTFS_SOURCE), when the container cannot open it (FD
+     -1), or for an idmapped copy of FD's tree (mounts_runtime_source), and returns the
+     fd it sent; NULL otherwise. */
   int (*runtime_source) (void *arg, size_t index, int fd, ocisbx_err **err);
   void *runtime_source_arg;
 } rootfs_ctx;
+
+/* runtime_source's INDEX for the rootfs itself (rootfs_setup binds it onto itself). */
+#define ROOTFS_SOURCE ((size_t) -1)
 
 /* In the parent, before anything is created: mount destinations, options and
    mappings, rootfsPropagation, devices, masked/read-only paths, sysctl keys.  Errors
@@ -62,8 +66,9 @@ int rootfs_validate_config (const oci_config *cfg, ocisbx_err **err);
 int rootfs_setup_ns_enter (int *shared_ns, ocisbx_err **err);
 int rootfs_setup_ns_leave (int shared_ns, ocisbx_err **err);
 
-int rootfs_setup (const rootfs_ctx *ctx, ocisbx_err **err);
-int rootfs_pivot (const rootfs_ctx *ctx, ocisbx_err **err);
+/* *ROOTFD: an O_PATH fd of the rootfs bound onto itself, for rootfs_pivot. */
+int rootfs_setup (const rootfs_ctx *ctx, int *rootfd, ocisbx_err **err);
+int rootfs_pivot (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
 int rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err);
 
 #endif

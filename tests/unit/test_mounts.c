@@ -687,7 +687,10 @@ child_checks (const rootfs_ctx *ctx)
   struct stat st;
   struct statfs sfs;
 
-  if (rootfs_setup (ctx, &err) < 0 || rootfs_pivot (ctx, &err) < 0 || rootfs_finalize (ctx, &err) < 0)
+  int rootfd = -1;
+
+  if (rootfs_setup (ctx, &rootfd, &err) < 0 || rootfs_pivot (ctx, rootfd, &err) < 0
+      || rootfs_finalize (ctx, &err) < 0)
     {
       fprintf (stderr, "  child: %s\n", err->msg);
       return 10;
