@@ -405,6 +405,34 @@ cgroup_mount_v1_check() {
 	[ -f "$BUNDLE/rootfs/$TESTDIR/hostdir/victim" ]
 }
 
+# mount_target SRC DEST REAL: a bind of SRC at DEST (no type: "bind" in the options)
+# lands at REAL inside the container, as SRC itself (same device and inode).
+mount_target() {
+	config_add mounts "{\"source\":\"$1\",\"destination\":\"$2\",\"options\":[\"bind\"]}"
+	set_args stat -c '%n %d:%i' -- "$3"
+	run runtime run -b "$BUNDLE" "$CID" </dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$3 $(stat -c %d:%i -- "$1")" ]
+	config_del 'mounts[-1]'
+}
+
+@test "bind through a dangling symlink component: created inside the rootfs where the link points" {
+	ln -s /tmp/foo/bar "$BUNDLE/rootfs/jump"
+	ln -s /jump/baz/hosts "$BUNDLE/rootfs/etc/hosts"
+	mount_target "$BUNDLE/config.json" /etc/hosts /tmp/foo/bar/baz/hosts
+	[ -f "$BUNDLE/rootfs/tmp/foo/bar/baz/hosts" ]
+}
+
+@test "bind onto a trailing dangling symlink: the file or directory is created where it points" {
+	ln -s /tmp/hosts "$BUNDLE/rootfs/etc/hosts"
+	mount_target "$BUNDLE/config.json" /etc/hosts /tmp/hosts
+	[ -f "$BUNDLE/rootfs/tmp/hosts" ]
+	rm "$BUNDLE/rootfs/tmp/hosts"
+	mount_target "$SHARED" /etc/hosts /tmp/hosts
+	[ -d "$BUNDLE/rootfs/tmp/hosts" ]
+}
+
 @test "symlink escape: symlinked intermediate directory to /" {
 	ln -s / "$BUNDLE/rootfs/root-link"
 	config_add mounts '{"destination":"/root-link/tmp/escape-test-ocisbx","type":"tmpfs","source":"tmpfs"}'

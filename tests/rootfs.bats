@@ -127,6 +127,32 @@ in_rshared_ns() {
 	[[ "$output" != *fresh-procfs* ]]
 }
 
+# --- where /proc and /sys go ----------------------------------------------------------
+
+@test "/proc replaced by a symlink in the rootfs is refused, nothing mounted through it" {
+	rm -rf "$BUNDLE/rootfs/proc"
+	mkdir "$BUNDLE/rootfs/bad-proc"
+	ln -s /bad-proc "$BUNDLE/rootfs/proc"
+	snapshot_host
+	ctr true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'filesystem '*proc*' must be mounted on ordinary directory'* ]]
+	assert_nothing_left
+}
+
+@test "/sys replaced by a symlink in the rootfs is refused, nothing mounted through it" {
+	rm -rf "$BUNDLE/rootfs/sys"
+	mkdir "$BUNDLE/rootfs/bad-sys"
+	ln -s /bad-sys "$BUNDLE/rootfs/sys"
+	snapshot_host
+	ctr true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'filesystem '*sysfs*' must be mounted on ordinary directory'* ]]
+	assert_nothing_left
+}
+
 # --- nothing on top of the root ------------------------------------------------------
 
 @test "a mount on / is refused, naming the mount" {
@@ -143,5 +169,17 @@ in_rshared_ns() {
 	ctr true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'.mounts[7].destination: "/tmp/.." is the root of the container'* ]]
+	assert_nothing_left
+}
+
+@test "a mount whose destination resolves to / through a symlink is refused" {
+	requires_ocisbx "error text (runc 1.1 mounts it and fails later)"
+	ln -s / "$BUNDLE/rootfs/to-root"
+	config_add mounts '{"destination":"/to-root","type":"tmpfs","source":"tmpfs"}'
+	snapshot_host
+	ctr true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'mounts[7]: `/to-root` resolves to the root of the container'* ]]
 	assert_nothing_left
 }
