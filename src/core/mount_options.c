@@ -27,8 +27,6 @@ typedef struct
   unsigned long value;
 } opt_entry;
 
-#define MS_ATIME_MASK (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)
-
 static const opt_entry table[] = {
   { "defaults", OPT_FLAG, false, 0 },
   { "ro", OPT_FLAG, false, MS_RDONLY },
@@ -162,9 +160,9 @@ mount_opts_parse (char *const *options, size_t n, mount_opts *o)
             }
           break;
         case OPT_ATIME:
-          o->flags &= ~MS_ATIME_MASK;
+          o->flags &= ~MS_ATIME_MODES;
           o->flags |= e->value;
-          o->cleared = (o->cleared & ~MS_ATIME_MASK) | (MS_ATIME_MASK & ~e->value);
+          o->cleared = (o->cleared & ~MS_ATIME_MODES) | (MS_ATIME_MODES & ~e->value);
           o->atime_set = true;
           break;
         case OPT_PROPAGATION:

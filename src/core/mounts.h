@@ -1,6 +1,6 @@
 /* The config's mounts, in order, into the rootfs; every target is an O_PATH fd
  * resolved inside the rootfs (pathres.h) and mounted onto as /proc/self/fd/N.
- * Also the mount primitives devices.c, paths.c and rootfs.c share.
+ * Also the mount primitives devices.c, paths.c and rootfs.c share (mount_prim.c).
  */
 #ifndef OCISBX_MOUNTS_H
 #define OCISBX_MOUNTS_H
@@ -45,6 +45,12 @@
 #define AT_RECURSIVE 0x8000
 #endif
 
+/* The per-mount flags a bind remount can change; the atime modes among them. */
+#define MS_PER_MOUNT                                                                               \
+  (MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME | MS_RELATIME        \
+   | MS_STRICTATIME | MS_NOSYMFOLLOW)
+#define MS_ATIME_MODES (MS_NOATIME | MS_RELATIME | MS_STRICTATIME)
+
 /* Mount every cfg->mounts[i] into ROOTFD (the rootfs, already bound onto itself). */
 int mounts_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
 /* After pivot_root (ROOTFD is "/"): the read-only tmpfs mounts and a read-only /dev,
@@ -78,7 +84,8 @@ void mount_attrs_of (unsigned long set, unsigned long cleared, bool atime_set, u
                      uint64_t *attr_clr);
 /* MS_RDONLY... -> MOUNT_ATTR_RDONLY... (per-mount flags only, atime aside). */
 uint64_t mount_ms_to_attr (unsigned long ms);
-/* mount_setattr on FD (with AT_RECURSIVE when RECURSIVE). */
+/* statvfs's f_flag (ST_RDONLY...) -> the MS_* per-mount flags, an atime mode included. */
+unsigned long mount_flags_of_statvfs (unsigned long f_flag);
 /* A bind in one go: a detached copy of SRCFD's tree (open_tree), its top mount given
    ATTR_SET/ATTR_CLR when SET_ATTRS (mount_setattr, as a remount would), attached on
    DST.  Not with a shared rootfsPropagation: there the bind's copies in the peers keep
@@ -87,6 +94,7 @@ uint64_t mount_ms_to_attr (unsigned long ms);
    remounts, which reports the errors. */
 int mount_tree_with_attrs (const oci_config *cfg, int srcfd, int dst, bool set_attrs, uint64_t attr_set,
                            uint64_t attr_clr);
+/* mount_setattr on FD (with AT_RECURSIVE when RECURSIVE). */
 int mount_setattr_fd (int fd, uint64_t set, uint64_t clr, bool recursive, const char *what,
                       ocisbx_err **err);
 /* The MS_* propagation flag(s) of a name ("rprivate" -> MS_PRIVATE|MS_REC), 0 if unknown. */
