@@ -129,28 +129,27 @@ in_rshared_ns() {
 
 # --- where /proc and /sys go ----------------------------------------------------------
 
-@test "/proc replaced by a symlink in the rootfs is refused, nothing mounted through it" {
-	rm -rf "$BUNDLE/rootfs/proc"
-	mkdir "$BUNDLE/rootfs/bad-proc"
-	ln -s /bad-proc "$BUNDLE/rootfs/proc"
+# symlinked_refused DIR TYPE: /DIR in the rootfs replaced by a symlink to /bad-DIR: the
+# mount of TYPE there is refused as runc words it, and nothing lands at /bad-DIR.
+symlinked_refused() {
+	rm -rf "$BUNDLE/rootfs/$1"
+	mkdir "$BUNDLE/rootfs/bad-$1"
+	ln -s "/bad-$1" "$BUNDLE/rootfs/$1"
 	snapshot_host
 	ctr true
 	echo "$output"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *'filesystem '*proc*' must be mounted on ordinary directory'* ]]
+	[[ "$output" == *"filesystem "*"$2"*" must be mounted on ordinary directory"* ]]
+	[ -z "$(ls -A "$BUNDLE/rootfs/bad-$1")" ]
 	assert_nothing_left
 }
 
+@test "/proc replaced by a symlink in the rootfs is refused, nothing mounted through it" {
+	symlinked_refused proc proc
+}
+
 @test "/sys replaced by a symlink in the rootfs is refused, nothing mounted through it" {
-	rm -rf "$BUNDLE/rootfs/sys"
-	mkdir "$BUNDLE/rootfs/bad-sys"
-	ln -s /bad-sys "$BUNDLE/rootfs/sys"
-	snapshot_host
-	ctr true
-	echo "$output"
-	[ "$status" -ne 0 ]
-	[[ "$output" == *'filesystem '*sysfs*' must be mounted on ordinary directory'* ]]
-	assert_nothing_left
+	symlinked_refused sys sysfs
 }
 
 # --- nothing on top of the root ------------------------------------------------------
