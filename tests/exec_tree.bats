@@ -38,16 +38,16 @@ exec_bg() {
 start_tree() {
 	exec_bg tree --kill-tree "$@" --pid-file "$TESTDIR/tree.pid" "$CID" sh -c "$TREE_CMD"
 	EXEC_PID=$BG_PID
-	wait_for_output 3 10 "sleeps of the tree" tree_sleeps "$INIT_PID"
+	wait_for_output 3 20 "sleeps of the tree" tree_sleeps "$INIT_PID"
 	REAPER=$(cat "$TESTDIR/tree.pid")
 	LEADER=$(first_child "$REAPER")
 	[ -n "$LEADER" ]
 	[ "$(tr '\0' ' ' <"/proc/$LEADER/cmdline")" = "sleep 300 " ]
 }
 
-# exec_rc PID: waits for the background exec PID (10 s at most); its status in $RC.
+# exec_rc PID: waits for the background exec PID (20 s at most); its status in $RC.
 exec_rc() {
-	wait_pid_gone "$1" 10
+	wait_pid_gone "$1" 20
 	RC=0
 	wait "$1" || RC=$?
 	echo "exec $1 exited $RC: $(cat "$TESTDIR/tree.out" 2>/dev/null)"
@@ -55,7 +55,7 @@ exec_rc() {
 
 # assert_tree_gone: no process of the tree left, no zombie in the container, which runs.
 assert_tree_gone() {
-	wait_for_output 0 10 "sleeps of the tree left" tree_sleeps "$INIT_PID"
+	wait_for_output 0 20 "sleeps of the tree left" tree_sleeps "$INIT_PID"
 	[ -z "$(ns_zombies "$INIT_PID")" ] || { ps -o pid,ppid,stat,args -p "$(ns_zombies "$INIT_PID" | tr '\n' ,)0" >&2; return 1; }
 	[ "$(container_status "$CID")" = running ]
 }
@@ -64,7 +64,7 @@ assert_tree_gone() {
 start_other() {
 	exec_bg other --kill-tree "$CID" sleep 299
 	OTHER_PID=$BG_PID
-	wait_for_output 1 10 "the other exec" ns_count "$INIT_PID" sleep 299
+	wait_for_output 1 20 "the other exec" ns_count "$INIT_PID" sleep 299
 }
 
 assert_other_runs() {
@@ -132,7 +132,7 @@ assert_other_runs() {
 	# without it the daemons stay (as with runc): the difference is the flag's
 	run runtime exec --kill-tree=false "$CID" sh -c 'setsid sleep 300 >/dev/null 2>&1 & exit 0' </dev/null
 	[ "$status" -eq 0 ]
-	wait_for_output 1 10 "the daemon of a plain exec" tree_sleeps "$INIT_PID"
+	wait_for_output 1 20 "the daemon of a plain exec" tree_sleeps "$INIT_PID"
 }
 
 @test "exec --kill-tree: signals to the process the runtime reports reach the leader" {
@@ -140,7 +140,7 @@ assert_other_runs() {
 	exec_bg tree --kill-tree --pid-file "$TESTDIR/tree.pid" "$CID" \
 		sh -c 'trap "echo got-term; exit 5" TERM; echo ready; while :; do sleep 0.1; done'
 	EXEC_PID=$BG_PID
-	wait_for_output ready 10 "the leader" cat "$TESTDIR/tree.out"
+	wait_for_output ready 20 "the leader" cat "$TESTDIR/tree.out"
 	kill -TERM "$(cat "$TESTDIR/tree.pid")"
 	exec_rc "$EXEC_PID"
 	[ "$RC" -eq 5 ]
@@ -174,7 +174,7 @@ assert_other_runs() {
 	assert_tree_gone
 	run runtime exec --kill-tree=false "$CID" sh -c 'setsid sleep 300 >/dev/null 2>&1 & echo started' </dev/null
 	[ "$status" -eq 0 ]
-	wait_for_output 1 10 "the daemon of a plain exec" tree_sleeps "$INIT_PID"
+	wait_for_output 1 20 "the daemon of a plain exec" tree_sleeps "$INIT_PID"
 }
 
 @test "exec: a bad io.github.ocisbx.exec.kill-tree value is refused at create; a bad --kill-tree too" {

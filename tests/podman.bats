@@ -232,13 +232,13 @@ end" ]
 	# another exec, which goes on
 	pm exec "$NAME" sleep 299 </dev/null >/dev/null 2>&1 &
 	other=$!
-	wait_for_output 1 10 "the other exec" ns_count "$init" sleep 299
+	wait_for_output 1 20 "the other exec" ns_count "$init" sleep 299
 
 	# 1. the podman client killed (SIGKILL): conmon runs the exec detached and stays, so
 	# nothing reaches the tree (README: "podman exec CTR kill LEADER_PID")
 	pm exec "$NAME" sh -c "$TREE_CMD" </dev/null >/dev/null 2>&1 &
 	client=$!
-	wait_for_output 3 10 "sleeps of the tree" tree_sleeps "$init"
+	wait_for_output 3 20 "sleeps of the tree" tree_sleeps "$init"
 	kill -KILL "$(descendant_pid "$client" podman)"
 	wait "$client" || true
 	sleep 1
@@ -246,19 +246,19 @@ end" ]
 	leader=$(first_child "$(tree_reaper "$init")")
 	run pm exec "$NAME" kill "$(ns_pid "$leader")"
 	[ "$status" -eq 0 ]
-	wait_for_output 0 10 "sleeps of the tree left" tree_sleeps "$init"
+	wait_for_output 0 20 "sleeps of the tree left" tree_sleeps "$init"
 
 	# 2. a running client returns the leader's status; the same kill -9
 	pm exec "$NAME" sh -c "$TREE_CMD" </dev/null >/dev/null 2>&1 &
 	client=$!
-	wait_for_output 3 10 "sleeps of the tree" tree_sleeps "$init"
+	wait_for_output 3 20 "sleeps of the tree" tree_sleeps "$init"
 	leader=$(first_child "$(tree_reaper "$init")")
 	run pm exec "$NAME" kill -9 "$(ns_pid "$leader")"
 	[ "$status" -eq 0 ]
 	rc=0
 	wait "$client" || rc=$?
 	[ "$rc" -eq 137 ]
-	wait_for_output 0 10 "sleeps of the tree left" tree_sleeps "$init"
+	wait_for_output 0 20 "sleeps of the tree left" tree_sleeps "$init"
 
 	[ -z "$(ns_zombies "$init")" ]
 	[ "$(pm_state "$NAME")" = running ]

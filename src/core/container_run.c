@@ -140,13 +140,23 @@ watcher_start (create_ctx *c, pid_t pid, int *done)
   _exit (0);
 }
 
+/* Nothing is left for the watcher to do: it exits while we go on. */
 static void
-watcher_stop (pid_t w, int done)
+watcher_release (int *done)
+{
+  if (*done < 0)
+    return;
+  write_all (*done, "x", 1);
+  close (*done);
+  *done = -1;
+}
+
+static void
+watcher_stop (pid_t w, int *done)
 {
   if (w <= 0)
     return;
-  write_all (done, "x", 1);
-  close (done);
+  watcher_release (done);
   while (waitpid (w, NULL, 0) < 0 && errno == EINTR)
     ;
 }
@@ -188,12 +198,14 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
       r = start_and_wait (&c, &set, exit_code, err);
       if (r == 0 && foreground && !o->keep)
         r = delete_after_run (&c, pid, err);
+      if (r == 0)
+        watcher_release (&done);
       else if (r < 0)
         *exit_code = 1;
     }
   /* A failure takes the whole container down. */
   create_ctx_cleanup (&c, r < 0);
-  watcher_stop (watcher, done);
+  watcher_stop (watcher, &done);
   if (foreground)
     sigprocmask (SIG_SETMASK, &old, NULL);
   return r;
