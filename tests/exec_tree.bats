@@ -135,6 +135,18 @@ assert_other_runs() {
 	wait_for_output 1 20 "the daemon of a plain exec" tree_sleeps "$INIT_PID"
 }
 
+@test "exec --kill-tree: descendants that ignore every catchable signal die with the leader too" {
+	start_ctr
+	exec_bg tree --kill-tree --pid-file "$TESTDIR/tree.pid" "$CID" \
+		sh -c "(trap '' HUP INT QUIT TERM USR1 USR2; setsid sleep 300 & sleep 300) & sleep 300"
+	EXEC_PID=$BG_PID
+	wait_for_output 3 20 "sleeps of the tree" tree_sleeps "$INIT_PID"
+	kill -TERM "$(first_child "$(cat "$TESTDIR/tree.pid")")"
+	exec_rc "$EXEC_PID"
+	[ "$RC" -eq 143 ]
+	assert_tree_gone
+}
+
 @test "exec --kill-tree: signals to the process the runtime reports reach the leader" {
 	start_ctr
 	exec_bg tree --kill-tree --pid-file "$TESTDIR/tree.pid" "$CID" \
