@@ -12,13 +12,15 @@
 #include <unistd.h>
 
 #include "../core/cgroups/ops.h"
+#include "../core/cgroups/stats.h"
 #include "../core/utils.h"
 
 static const char events_help[]
     = "Usage: ocisbx events [--stats] [--interval DURATION] CONTAINER-ID\n"
       "\n"
-      "Print container events as JSON lines: {\"type\":\"stats\",...} every interval\n"
-      "and {\"type\":\"oom\",...} when the kernel OOM-kills in the container, until it exits.\n"
+      "Print container events as JSON lines, as runc does: {\"type\":\"stats\",\"id\":...,\"data\":{...}}\n"
+      "every interval (cpu, cpuset, memory, pids, blkio, hugetlb in runc's shape) and\n"
+      "{\"type\":\"oom\",\"id\":...} when the kernel OOM-kills in the container, until it exits.\n"
       "\n"
       "      --stats              print one stats event and exit\n"
       "      --interval DURATION  between stats events (default 5s; 500ms, 2s, 1m)\n";
@@ -55,44 +57,17 @@ parse_duration (const char *s, long *ms)
   return 0;
 }
 
-static void
-print_stats (const char *id, const cgroup_stats *s)
-{
-  cleanup_free char *eid = json_escape (id);
-  printf ("{\"type\":\"stats\",\"id\":\"%s\",\"data\":{", eid);
-  printf ("\"cpu\":{\"usage\":{\"total\":%" PRIu64 ",\"percpu\":[", s->cpu_usage_total);
-  for (size_t i = 0; i < s->cpu_percpu_len; i++)
-    printf ("%s%" PRIu64, i ? "," : "", s->cpu_percpu[i]);
-  printf ("],\"kernel\":%" PRIu64 ",\"user\":%" PRIu64 "},", s->cpu_usage_kernel, s->cpu_usage_user);
-  printf ("\"throttling\":{\"periods\":%" PRIu64 ",\"throttled_periods\":%" PRIu64 ",\"throttled_time\":%" PRIu64 "}},",
-          s->cpu_throttling_periods, s->cpu_throttled_periods, s->cpu_throttled_time);
-  printf ("\"memory\":{\"cache\":%" PRIu64 ",", s->mem_cache);
-  printf ("\"usage\":{\"limit\":%" PRIu64 ",\"usage\":%" PRIu64 ",\"max\":%" PRIu64 ",\"failcnt\":%" PRIu64 "},",
-          s->mem_limit, s->mem_usage, s->mem_max_usage, s->mem_failcnt);
-  printf ("\"swap\":{\"limit\":%" PRIu64 ",\"usage\":%" PRIu64 "},", s->swap_limit, s->swap_usage);
-  printf ("\"kernel\":{\"usage\":%" PRIu64 "},", s->kernel_usage);
-  printf ("\"oom_kill\":%" PRIu64 ",\"raw\":{", s->oom_kill);
-  for (size_t i = 0; i < s->mem_raw_len; i++)
-    {
-      cleanup_free char *k = json_escape (s->mem_raw_keys[i]);
-      printf ("%s\"%s\":%" PRIu64, i ? "," : "", k, s->mem_raw_values[i]);
-    }
-  printf ("}},");
-  printf ("\"pids\":{\"current\":%" PRIu64 ",\"limit\":%" PRIu64 "},", s->pids_current, s->pids_limit);
-  printf ("\"blkio\":{\"read_bytes\":%" PRIu64 ",\"write_bytes\":%" PRIu64 "}", s->blkio_read_bytes,
-          s->blkio_write_bytes);
-  printf ("}}\n");
-  fflush (stdout);
-}
-
 static int
 emit_stats (cgops_container *c, const char *id, ocisbx_err **err)
 {
   cgroup_stats s;
+  cleanup_free char *line = NULL;
   if (cgroup_stats_read (cgops_manager (c), &s, err) < 0)
     return -1;
-  print_stats (id, &s);
+  line = cgroup_stats_event_json (id, &s);
   cgroup_stats_free (&s);
+  puts (line);
+  fflush (stdout);
   return 0;
 }
 

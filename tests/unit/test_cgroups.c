@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include "test_cgroups.h"
+#include "core/cgroups/stats.h"
 
 /* ---- path forms ---- */
 
@@ -918,6 +919,17 @@ test_hybrid_hugetlb_unified (void)
       CHECK_FILE (f.root, "unified/cgroup.subtree_control", "hugetlb\n");
       CHECK_FILE (f.root, "unified/x/h2/hugetlb.2MB.max", "4194304\n8388608\n");
       CHECK_FILE (f.root, "unified/x/h2/hugetlb.2MB.rsvd.max", "4194304\n8388608\n");
+      /* stats: the hugetlb usage from where the limits went */
+      {
+        cgroup_stats st;
+        put (f.root, "unified/x/h2/hugetlb.2MB.current", "2097152\n");
+        put (f.root, "unified/x/h2/hugetlb.2MB.events", "max 3\n");
+        CHECK (cgroup_stats_read (f.m, &st, &f.err) == 0);
+        CHECK (st.hugetlb_len == 1 && strcmp (st.hugetlb[0].page_size, "2MB") == 0);
+        CHECK (st.hugetlb_len == 1 && st.hugetlb[0].usage == 2097152 && st.hugetlb[0].failcnt == 3);
+        cgroup_stats_free (&st);
+        err_freep (&f.err);
+      }
       /* delete still removes what we created, and only that */
       CHECK (cgroup_destroy (f.m, &f.err) == 0);
       err_freep (&f.err);
@@ -939,65 +951,161 @@ test_hybrid_hugetlb_unified (void)
   fx_free (&f);
 }
 
-/* stats: the files each layout reports from, parsed into cgroup_stats */
+/* stats: the files runc's fs and fs2 managers read, printed as runc's events print them */
 static void
-test_stats_fake (void)
+check_stats_json (cg_fx *f, const char *want)
+{
+  cgroup_stats st;
+  CHECK (fx_setup (f) == 0);
+  if (f->m && cgroup_stats_read (f->m, &st, &f->err) == 0)
+    {
+      char *got = cgroup_stats_event_json (f->cc.id, &st);
+      if (strcmp (got, want) != 0)
+        fprintf (stderr, "  got:  %s\n  want: %s\n", got, want);
+      CHECK (strcmp (got, want) == 0);
+      free (got);
+      cgroup_stats_free (&st);
+    }
+}
+
+static void
+test_stats_v1 (void)
 {
   cg_fx f;
-  cgroup_stats st;
   long hz = sysconf (_SC_CLK_TCK);
+  char *want;
 
   fx_make (&f, v1_tree ("/s1", true), CGROUP_LAYOUT_V1, "s", "/s1", NULL);
   put (f.root, "cpu,cpuacct/s1/cpuacct.usage", "123456789\n");
   put (f.root, "cpu,cpuacct/s1/cpuacct.usage_percpu", "100 200 \n");
+  put (f.root, "cpu,cpuacct/s1/cpuacct.usage_all", "cpu user system\n0 60 40\n1 150 50\n");
   put (f.root, "cpu,cpuacct/s1/cpuacct.stat", "user 10\nsystem 5\n");
   put (f.root, "cpu,cpuacct/s1/cpu.stat", "nr_periods 7\nnr_throttled 3\nthrottled_time 999\n");
+  put (f.root, "cpuset/s1/cpuset.cpus", "0-2,5\n");
+  put (f.root, "cpuset/s1/cpuset.mems", "0\n");
+  put (f.root, "cpuset/s1/cpuset.mem_hardwall", "1\n");
+  put (f.root, "cpuset/s1/cpuset.sched_load_balance", "1\n");
+  put (f.root, "cpuset/s1/cpuset.sched_relax_domain_level", "-1\n");
   put (f.root, "memory/s1/memory.usage_in_bytes", "4096\n");
   put (f.root, "memory/s1/memory.max_usage_in_bytes", "8192\n");
+  put (f.root, "memory/s1/memory.failcnt", "0\n");
   put (f.root, "memory/s1/memory.limit_in_bytes", "9223372036854771712\n");
-  put (f.root, "memory/s1/memory.stat", "cache 300\nrss 400\n");
-  put (f.root, "memory/s1/memory.oom_control", "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n");
+  put (f.root, "memory/s1/memory.memsw.usage_in_bytes", "4096\n");
+  put (f.root, "memory/s1/memory.memsw.max_usage_in_bytes", "8192\n");
+  put (f.root, "memory/s1/memory.memsw.failcnt", "1\n");
+  put (f.root, "memory/s1/memory.memsw.limit_in_bytes", "9223372036854771712\n");
+  put (f.root, "memory/s1/memory.kmem.tcp.usage_in_bytes", "0\n");
+  put (f.root, "memory/s1/memory.kmem.tcp.limit_in_bytes", "9223372036854771712\n");
+  put (f.root, "memory/s1/memory.stat", "rss 400\ncache 300\nactive_anon 5\n");
   put (f.root, "pids/s1/pids.current", "3\n");
   put (f.root, "pids/s1/pids.max", "max\n");
-  put (f.root, "blkio/s1/blkio.throttle.io_service_bytes_recursive",
-       "8:0 Read 10\n8:0 Write 20\n8:16 Read 1\nTotal 31\n");
-  CHECK (fx_setup (&f) == 0);
-  if (f.m && cgroup_stats_read (f.m, &st, &f.err) == 0)
-    {
-      CHECK (st.cpu_usage_total == 123456789);
-      CHECK (st.cpu_percpu_len == 2 && st.cpu_percpu[1] == 200);
-      CHECK (hz <= 0 || st.cpu_usage_user == 10 * (1000000000ULL / hz));
-      CHECK (st.cpu_throttled_periods == 3 && st.cpu_throttled_time == 999);
-      CHECK (st.mem_usage == 4096 && st.mem_max_usage == 8192 && st.mem_limit == 0);
-      CHECK (st.mem_cache == 300 && st.mem_raw_len == 2 && st.oom_kill == 2);
-      CHECK (st.pids_current == 3 && st.pids_limit == 0);
-      CHECK (st.blkio_read_bytes == 11 && st.blkio_write_bytes == 20);
-      cgroup_stats_free (&st);
-    }
+  /* bfq's files are there but empty, cfq's missing: the throttle files give the lists */
+  put (f.root, "blkio/s1/blkio.bfq.io_serviced_recursive", "");
+  put (f.root, "blkio/s1/blkio.throttle.io_serviced_recursive", "8:0 Read 1\n8:0 Write 2\nTotal 3\n");
+  put (f.root, "blkio/s1/blkio.throttle.io_service_bytes_recursive", "8:0 Read 10\n8:16 Write 0\nTotal 10\n");
+  put (f.root, "hugetlb/s1/hugetlb.2MB.usage_in_bytes", "2097152\n");
+  put (f.root, "hugetlb/s1/hugetlb.2MB.max_usage_in_bytes", "4194304\n");
+  put (f.root, "hugetlb/s1/hugetlb.2MB.failcnt", "0\n");
+  put (f.root, "hugetlb/s1/hugetlb.1GB.usage_in_bytes", "0\n");
+  put (f.root, "hugetlb/s1/hugetlb.1GB.failcnt", "2\n");
+  want = xasprintf (
+      "{\"type\":\"stats\",\"id\":\"s\",\"data\":{"
+      "\"cpu\":{\"usage\":{\"total\":123456789,\"percpu\":[100,200],\"percpu_kernel\":[40,50],"
+      "\"percpu_user\":[60,150],\"kernel\":%llu,\"user\":%llu},"
+      "\"throttling\":{\"periods\":7,\"throttledPeriods\":3,\"throttledTime\":999}},"
+      "\"cpuset\":{\"cpus\":[0,1,2,5],\"cpu_exclusive\":0,\"mems\":[0],\"mem_hardwall\":1,\"mem_exclusive\":0,"
+      "\"memory_migrate\":0,\"memory_spread_page\":0,\"memory_spread_slab\":0,\"memory_pressure\":0,"
+      "\"sched_load_balance\":1,\"sched_relax_domain_level\":-1},"
+      "\"memory\":{\"cache\":300,\"usage\":{\"limit\":9223372036854771712,\"usage\":4096,\"max\":8192,\"failcnt\":0},"
+      "\"swap\":{\"limit\":9223372036854771712,\"usage\":4096,\"max\":8192,\"failcnt\":1},"
+      "\"kernel\":{\"limit\":0,\"failcnt\":0},\"kernelTCP\":{\"limit\":9223372036854771712,\"failcnt\":0},"
+      "\"raw\":{\"active_anon\":5,\"cache\":300,\"rss\":400}},"
+      "\"pids\":{\"current\":3},"
+      "\"blkio\":{\"ioServiceBytesRecursive\":[{\"major\":8,\"op\":\"Read\",\"value\":10},"
+      "{\"major\":8,\"minor\":16,\"op\":\"Write\"}],"
+      "\"ioServicedRecursive\":[{\"major\":8,\"op\":\"Read\",\"value\":1},{\"major\":8,\"op\":\"Write\",\"value\":2}]},"
+      "\"hugetlb\":{\"1GB\":{\"failcnt\":2},\"2MB\":{\"usage\":2097152,\"max\":4194304,\"failcnt\":0}},"
+      "\"intel_rdt\":{},\"network_interfaces\":null}}",
+      hz > 0 ? 5 * 1000000000ULL / hz : 0, hz > 0 ? 10 * 1000000000ULL / hz : 0);
+  check_stats_json (&f, want);
+  free (want);
   fx_free (&f);
+}
+
+static void
+test_stats_v2 (void)
+{
+  cg_fx f;
+  cgroup_stats st;
 
   fx_make (&f, v2_tree (), CGROUP_LAYOUT_V2, "t2", "/ocisbx/t2", NULL);
-  put (f.root, "ocisbx/t2/cpu.stat", "usage_usec 1000\nuser_usec 600\nsystem_usec 400\nnr_periods 0\n");
+  put (f.root, "ocisbx/t2/cpu.stat",
+       "usage_usec 1000\nuser_usec 600\nsystem_usec 400\nnr_periods 0\nnr_throttled 0\nthrottled_usec 0\n");
   put (f.root, "ocisbx/t2/memory.current", "65536\n");
   put (f.root, "ocisbx/t2/memory.max", "1048576\n");
-  put (f.root, "ocisbx/t2/memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n");
-  put (f.root, "ocisbx/t2/memory.stat", "anon 100\nfile 200\nkernel 50\n");
-  put (f.root, "ocisbx/t2/pids.current", "2\n");
+  put (f.root, "ocisbx/t2/memory.peak", "131072\n");
+  put (f.root, "ocisbx/t2/memory.swap.current", "4096\n");
+  put (f.root, "ocisbx/t2/memory.swap.max", "max\n");
+  put (f.root, "ocisbx/t2/memory.stat", "file 200\nanon 100\n");
+  put (f.root, "ocisbx/t2/cgroup.procs", "12\n34\n"); /* no pids.current: the processes counted */
+  put (f.root, "ocisbx/t2/io.stat",
+       "8:0 rbytes=5 wbytes=6 rios=1 wios=2 dbytes=0 dios=0\n8:16 rbytes=0 wbytes=7 rios=0 wios=3\n");
+  put (f.root, "ocisbx/t2/hugetlb.2MB.current", "0\n");
+  put (f.root, "ocisbx/t2/hugetlb.2MB.events", "max 1\n");
+  check_stats_json (
+      &f, "{\"type\":\"stats\",\"id\":\"t2\",\"data\":{"
+          "\"cpu\":{\"usage\":{\"total\":1000000,\"kernel\":400000,\"user\":600000},\"throttling\":{}},"
+          "\"cpuset\":{\"cpu_exclusive\":0,\"mem_hardwall\":0,\"mem_exclusive\":0,\"memory_migrate\":0,"
+          "\"memory_spread_page\":0,\"memory_spread_slab\":0,\"memory_pressure\":0,\"sched_load_balance\":0,"
+          "\"sched_relax_domain_level\":0},"
+          "\"memory\":{\"cache\":200,\"usage\":{\"limit\":1048576,\"usage\":65536,\"max\":131072,\"failcnt\":0},"
+          "\"swap\":{\"limit\":18446744073709551615,\"usage\":69632,\"failcnt\":0},"
+          "\"kernel\":{\"limit\":0,\"failcnt\":0},\"kernelTCP\":{\"limit\":0,\"failcnt\":0},"
+          "\"raw\":{\"anon\":100,\"file\":200}},"
+          "\"pids\":{\"current\":2},"
+          "\"blkio\":{\"ioServiceBytesRecursive\":[{\"major\":8,\"op\":\"Read\",\"value\":5},"
+          "{\"major\":8,\"op\":\"Write\",\"value\":6},{\"major\":8,\"minor\":16,\"op\":\"Read\"},"
+          "{\"major\":8,\"minor\":16,\"op\":\"Write\",\"value\":7}],"
+          "\"ioServicedRecursive\":[{\"major\":8,\"op\":\"Read\",\"value\":1},{\"major\":8,\"op\":\"Write\",\"value\":2},"
+          "{\"major\":8,\"minor\":16,\"op\":\"Read\"},{\"major\":8,\"minor\":16,\"op\":\"Write\",\"value\":3}]},"
+          "\"hugetlb\":{\"2MB\":{\"failcnt\":1}},\"intel_rdt\":{},\"network_interfaces\":null}}");
+  /* a swap limit: v1's mem+swap figure, the memory limit added (runc's fs2) */
+  put (f.root, "ocisbx/t2/memory.swap.max", "1000\n");
+  put (f.root, "ocisbx/t2/pids.current", "5\n");
   put (f.root, "ocisbx/t2/pids.max", "64\n");
-  put (f.root, "ocisbx/t2/io.stat", "8:0 rbytes=5 wbytes=6 rios=1 wios=1\n");
-  CHECK (fx_setup (&f) == 0);
   if (f.m && cgroup_stats_read (f.m, &st, &f.err) == 0)
     {
-      CHECK (st.cpu_usage_total == 1000000 && st.cpu_usage_user == 600000 && st.cpu_usage_kernel == 400000);
-      CHECK (st.mem_usage == 65536 && st.mem_limit == 1048576 && st.mem_failcnt == 4 && st.oom_kill == 1);
-      CHECK (st.mem_cache == 200 && st.kernel_usage == 50);
-      CHECK (st.pids_current == 2 && st.pids_limit == 64);
-      CHECK (st.blkio_read_bytes == 5 && st.blkio_write_bytes == 6);
+      CHECK (st.memory.swap.limit == 1000 + 1048576 && st.memory.swap.usage == 4096 + 65536);
+      CHECK (st.pids.current == 5 && st.pids.limit == 64);
       cgroup_stats_free (&st);
     }
   fx_free (&f);
 }
 
+/* the parsers on their edge cases */
+static void
+test_stats_parsers (void)
+{
+  cgroup_u64s l = { 0 };
+  cgroup_blkio_list b = { 0 };
+
+  cg_stats_parse_list ("0-3,7,9-10\n", &l);
+  CHECK (l.n == 7 && l.v[3] == 3 && l.v[4] == 7 && l.v[6] == 10);
+  free (l.v);
+  l = (cgroup_u64s) { 0 };
+  cg_stats_parse_list ("\n", &l);
+  CHECK (l.n == 0);
+  cg_stats_parse_list ("3-1", &l); /* backwards: nothing */
+  CHECK (l.n == 0);
+  CHECK (!cg_stats_parse_blkio_v1 (NULL, &b) && !cg_stats_parse_blkio_v1 ("", &b));
+  CHECK (!cg_stats_parse_blkio_v1 ("Total 0\n", &b) && b.n == 0);
+  CHECK (cg_stats_parse_blkio_v1 ("8:0 Read 1\n253:3 77\n", &b) && b.n == 2);
+  CHECK (b.v[1].major == 253 && b.v[1].minor == 3 && b.v[1].op[0] == '\0' && b.v[1].value == 77);
+  CHECK (strcmp (b.v[0].op, "Read") == 0);
+  free (b.v);
+}
+
 UNIT_MAIN (T (test_paths), T (test_conversions), T (test_v1_resources), T (test_v1_create_remove), T (test_creation_record),
            T (test_v1_errors), T (test_v1_cpuset_pod), T (test_frozen_refused), T (test_v1_update), T (test_v1_update_devices), T (test_v1_device_model), T (test_v2_resources), T (test_v2_errors), T (test_ebpf_logic),
-           T (test_hybrid_fake), T (test_hybrid_hugetlb_unified), T (test_stats_fake))
+           T (test_hybrid_fake), T (test_hybrid_hugetlb_unified), T (test_stats_v1), T (test_stats_v2),
+           T (test_stats_parsers))

@@ -80,23 +80,7 @@ cgroup_layout cgroup_detect_layout (const char *fs_root);
 cgroup_layout cgroup_manager_layout (const cgroup_manager *m);
 const char *cgroup_layout_name (cgroup_layout l); /* "v1" "hybrid" "v2" */
 
-/* Statistics for `events --stats` (fields are 0 when the kernel lacks them). */
-typedef struct cgroup_stats
-{
-  uint64_t cpu_usage_total, cpu_usage_user, cpu_usage_kernel; /* nanoseconds */
-  uint64_t *cpu_percpu; size_t cpu_percpu_len;
-  uint64_t cpu_throttling_periods, cpu_throttled_periods, cpu_throttled_time;
-  uint64_t mem_usage, mem_max_usage, mem_limit, mem_failcnt, mem_cache;
-  uint64_t swap_usage, swap_limit;
-  uint64_t kernel_usage;
-  uint64_t pids_current, pids_limit; /* limit 0: unlimited */
-  uint64_t oom_kill;
-  char **mem_raw_keys; uint64_t *mem_raw_values; size_t mem_raw_len; /* memory.stat */
-  uint64_t blkio_read_bytes, blkio_write_bytes;
-} cgroup_stats;
-
-int cgroup_stats_read (cgroup_manager *m, cgroup_stats *st, ocisbx_err **err);
-void cgroup_stats_free (cgroup_stats *st);
+/* Statistics: stats.h. */
 /* An fd (O_CLOEXEC, owned by the caller) that becomes readable when the container's
    memory cgroup hits OOM; call cgroup_oom_ack () after each readiness to consume it.
    Returns 1 when an OOM kill happened since the last ack, 0 for a spurious wakeup. */

@@ -210,4 +210,15 @@ int cg_ebpf_build (const cg_dev_rule *rules, size_t n, struct bpf_insn **out, si
    the programs attached before. */
 int cg_ebpf_attach (const char *dir, const cg_dev_rule *rules, size_t n, ocisbx_err **err);
 
+/* ---- stats.c (parsers, for the unit tests) ---- */
+struct cgroup_stats;
+struct cgroup_u64s;
+struct cgroup_blkio_list;
+/* "0-3,5" -> 0 1 2 3 5 */
+void cg_stats_parse_list (const char *s, struct cgroup_u64s *l);
+/* A v1 blkio file; false when missing or without entries. */
+bool cg_stats_parse_blkio_v1 (const char *s, struct cgroup_blkio_list *l);
+/* v2 io.stat onto the v1 lists, as runc maps it. */
+void cg_stats_parse_io_v2 (const char *s, struct cgroup_stats *st);
+
 #endif
