@@ -727,4 +727,21 @@ CapAmb:	0000000000001000" ]
 	[ "$output" = "$(printf '20000\n32768')" ]
 	run pmc inspect --format '{{.OCIRuntime}}' "$NAME"
 	[ "$output" = ocisbx ]
+
+@test "--sdnotify=container: the container's READY=1 reaches podman's NOTIFY_SOCKET" {
+	requires_tool cc build-essential
+	local sd notify listener
+	sd=$(mktemp -d /tmp/ocisd.XXXXXX) # a short socket path
+	cc -static -Os -o "$sd/sdnotify" "$HELPERS/sdnotify.c"
+	"$PYTHON" "$HELPERS/notify_listen.py" "$sd/n.sock" "$sd/log" </dev/null 3>&- &
+	listener=$!
+	wait_file "$sd/log"
+	NOTIFY_SOCKET="$sd/n.sock" pm_runq -d --name "$NAME" --sdnotify=container -v "$sd/sdnotify:/sdnotify:ro" \
+		"$PM_IMAGE" sh -c '[ "$NOTIFY_SOCKET" = /run/notify/notify.sock ] && [ -S "$NOTIFY_SOCKET" ] && /sdnotify READY=1; sleep 1000' >/dev/null
+	notify=$(for _ in $(seq 100); do grep -qx READY=1 "$sd/log" && break; sleep 0.1; done; cat "$sd/log")
+	kill "$listener"
+	rm -rf "$sd"
+	echo "$notify"
+	[[ "$notify" == *$'\nREADY=1'* ]]
+	[ "$(pm_state "$NAME")" = running ]
 }

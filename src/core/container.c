@@ -24,6 +24,7 @@
 #include "log.h"
 #include "lsm.h"
 #include "mounts.h"
+#include "notify.h"
 #include "pathres.h"
 #include "sync.h"
 #include "terminal.h"
@@ -173,6 +174,15 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   c->config_path = xasprintf ("%s/config.json", c->bundle);
   if (parse_config (c, err) < 0 || validate_root (c, err) < 0)
     return -1;
+  if (notify_host_socket ())
+    {
+      cleanup_free char *root = absolute_path (o->root ? o->root : STATE_ROOT_DEFAULT);
+      cleanup_free char *dir = root ? xasprintf ("%s/%s", root, o->id) : NULL;
+      if (dir == NULL)
+        return err_set (err, errno, "state root path");
+      notify_config (c->cfg, dir);
+      c->notify = true;
+    }
   n_listen = listen_fds (&extra_env, err);
   c->preserve_fds = o->preserve_fds + n_listen;
   if (process_prepare (c->cfg->process, "config.json", ".process", extra_env, &c->proc, err) < 0)
@@ -228,6 +238,23 @@ static const char *
 root_path (const container_opts *o)
 {
   return o->root ? o->root : STATE_ROOT_DEFAULT;
+}
+
+/* NOTIFY_SOCKET: the dir the container sees as /run/notify; `run` listens from now on. */
+static int
+setup_notify (create_ctx *c, ocisbx_err **err)
+{
+  if (!c->notify)
+    return 0;
+  if (notify_dir_create (c->dirfd, err) < 0)
+    return -1;
+  if (c->start_now)
+    {
+      c->notify_fd = notify_listen (c->dirfd, err);
+      if (c->notify_fd < 0)
+        return -1;
+    }
+  return 0;
 }
 
 static int
@@ -595,7 +622,7 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
      us, which must happen before the state dir and the cgroups exist. */
   if (prepare_seccomp (c, err) < 0 || choose_exec_protection (c, err) < 0)
     return -1;
-  if (claim_id (c, err) < 0)
+  if (claim_id (c, err) < 0 || setup_notify (c, err) < 0)
     return -1;
   if (setup_cgroups (c, err) < 0)
     return -1;
@@ -653,6 +680,7 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   close_fd (&c->pidfd);
   terminal_relay_restore (&c->tty);
   close_fd (&c->master);
+  close_fd (&c->notify_fd);
   cgroup_join_close (&c->cgj);
   ns_plan_close (&c->ns);
   idmap_plan_free (&c->idmap);
@@ -676,7 +704,7 @@ create_ctx_init (create_ctx *c)
   memset (c, 0, sizeof *c);
   c->rootfd = c->lockfd = c->dirfd = c->console_sock = -1;
   cgroup_join_init (&c->cgj);
-  c->sync_parent = c->sync_child = c->pidfd = c->master = -1;
+  c->sync_parent = c->sync_child = c->pidfd = c->master = c->notify_fd = -1;
 }
 
 int

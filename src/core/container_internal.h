@@ -54,6 +54,8 @@ typedef struct create_ctx
   bool parent_hooks;  /* prestart or createRuntime hooks exist */
   bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
   const sigset_t *caller_mask; /* `run` in the foreground: the mask before ours (NULL: unchanged) */
+  bool notify;        /* NOTIFY_SOCKET: the container gets /run/notify (notify.h) */
+  int notify_fd;      /* `run`: the notify socket we listen on, or -1 */
   bool start_now;     /* `run`: no exec fifo, the init executes the process once it is
                          ready (nobody else starts it); it holds its end of the sync
                          channel until then */

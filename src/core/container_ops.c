@@ -18,6 +18,7 @@
 #include "cgroup_record.h"
 #include "hooks.h"
 #include "log.h"
+#include "notify.h"
 #include "utils.h"
 
 typedef struct opened
@@ -187,16 +188,35 @@ container_poststart (const container_state *st)
     log_warning ("%s", err->msg);
 }
 
+/* NOTIFY_SOCKET (notify.h): start listens before the process runs and returns once
+   it said READY=1, or its init ended, as runc and crun; the container stays unlocked
+   meanwhile. */
 int
 container_start (const char *root, const char *id, ocisbx_err **err)
 {
-  cleanup_opened opened o;
+  const char *host = notify_host_socket ();
+  cleanup_close int notify = -1, pidfd = -1;
+  pid_t pid;
 
-  if (open_container (root, id, LOCK_EX, &o, err) < 0)
+  {
+    cleanup_opened opened o;
+
+    if (open_container (root, id, LOCK_EX, &o, err) < 0)
+      return -1;
+    if (host && notify_dir_exists (o.dirfd))
+      {
+        notify = notify_listen (o.dirfd, err);
+        pidfd = init_pidfd (o.st);
+        if (notify < 0)
+          return -1;
+      }
+    if (container_start_at (o.dirfd, o.st, err) < 0)
+      return -1;
+    container_poststart (o.st);
+    pid = o.st->pid;
+  }
+  if (notify >= 0 && notify_wait_ready (notify, host, pid, pidfd, err) < 0)
     return -1;
-  if (container_start_at (o.dirfd, o.st, err) < 0)
-    return -1;
-  container_poststart (o.st);
   return 0;
 }
 

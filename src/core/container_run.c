@@ -18,6 +18,7 @@
 #include "foreground.h"
 #include "hooks.h"
 #include "log.h"
+#include "notify.h"
 #include "terminal.h"
 #include "utils.h"
 
@@ -79,10 +80,15 @@ start_and_wait (create_ctx *c, const sigset_t *set, int *exit_code, ocisbx_err *
     return -1;
   run_poststart (c);
   if (c->o->detach)
-    *exit_code = 0;
+    {
+      *exit_code = 0;
+      /* NOTIFY_SOCKET: run -d returns once the container said READY=1 (or ended) */
+      if (c->notify_fd >= 0)
+        r = notify_wait_ready (c->notify_fd, notify_host_socket (), c->pid, c->pidfd, err);
+    }
   else
     {
-      r = foreground_wait (c->pid, c->pidfd, c->master >= 0 ? &c->tty : NULL, set, err);
+      r = foreground_wait (c->pid, c->pidfd, c->master >= 0 ? &c->tty : NULL, c->notify_fd, set, err);
       if (r >= 0)
         c->pid = 0; /* reaped: nothing to kill any more */
     }

@@ -477,7 +477,7 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
   if (c->master >= 0 && terminal_relay_start (&c->tty, c->master, err) < 0)
     return -1;
   foreground_signal_set (&set);
-  status = foreground_wait (c->pid, c->child_pidfd, c->master >= 0 ? &c->tty : NULL, &set, err);
+  status = foreground_wait (c->pid, c->child_pidfd, c->master >= 0 ? &c->tty : NULL, -1, &set, err);
   if (status >= 0)
     c->pid = 0;
   if (c->master >= 0)

@@ -1,5 +1,6 @@
 #include <config.h>
 #include "foreground.h"
+#include "notify.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,7 +46,8 @@ forward_pending (pid_t pid, int pidfd, int sfd, terminal_relay *relay)
 }
 
 int
-foreground_wait (pid_t pid, int pidfd, terminal_relay *relay, const sigset_t *set, ocisbx_err **err)
+foreground_wait (pid_t pid, int pidfd, terminal_relay *relay, int notify_fd, const sigset_t *set,
+                 ocisbx_err **err)
 {
   cleanup_close int sfd = signalfd (-1, set, SFD_CLOEXEC | SFD_NONBLOCK);
 
@@ -53,9 +55,9 @@ foreground_wait (pid_t pid, int pidfd, terminal_relay *relay, const sigset_t *se
     return err_set (err, errno, "signalfd");
   for (;;)
     {
-      struct pollfd p[4];
+      struct pollfd p[5];
       nfds_t n = 0;
-      int i_pid = -1, i_in = -1, i_master = -1, status = 0;
+      int i_pid = -1, i_in = -1, i_master = -1, i_notify = -1, status = 0;
       pid_t r;
 
       p[n++] = (struct pollfd){ sfd, POLLIN, 0 };
@@ -74,6 +76,11 @@ foreground_wait (pid_t pid, int pidfd, terminal_relay *relay, const sigset_t *se
           i_master = n;
           p[n++] = (struct pollfd){ relay->master, POLLIN, 0 };
         }
+      if (notify_fd >= 0)
+        {
+          i_notify = n;
+          p[n++] = (struct pollfd){ notify_fd, POLLIN, 0 };
+        }
       if (poll (p, n, -1) < 0)
         {
           if (errno == EINTR)
@@ -86,6 +93,8 @@ foreground_wait (pid_t pid, int pidfd, terminal_relay *relay, const sigset_t *se
         terminal_relay_from_stdin (relay);
       if (i_master >= 0 && p[i_master].revents)
         terminal_relay_from_master (relay);
+      if (i_notify >= 0 && p[i_notify].revents && notify_forward (notify_fd, notify_host_socket ()))
+        notify_fd = -1; /* READY=1 passed on: nothing more to forward */
       /* without a pidfd: on every wakeup, SIGCHLD included */
       if (i_pid < 0 || (p[i_pid].revents & POLLIN))
         {

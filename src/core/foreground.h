@@ -14,9 +14,11 @@
    SIGCHLD and SIGPIPE: block them before the process exists so none is lost. */
 void foreground_signal_set (sigset_t *set);
 
-/* Wait for PID (PIDFD, or -1 to poll on SIGCHLD), forwarding signals and relaying RELAY
-   (may be NULL).  Returns the wait status (>= 0), or -1 with *err. */
-int foreground_wait (pid_t pid, int pidfd, terminal_relay *relay, const sigset_t *set, ocisbx_err **err);
+/* Wait for PID (PIDFD, or -1 to poll on SIGCHLD), forwarding signals, relaying RELAY
+   (may be NULL) and passing READY=1 from the notify socket NOTIFY_FD (-1: none) on to
+   NOTIFY_SOCKET (notify.h).  Returns the wait status (>= 0), or -1 with *err. */
+int foreground_wait (pid_t pid, int pidfd, terminal_relay *relay, int notify_fd, const sigset_t *set,
+                     ocisbx_err **err);
 
 /* The shell's convention: the exit code, 128+N for signal N, else FALLBACK. */
 int foreground_exit_code (int status, int fallback);
