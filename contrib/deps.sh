@@ -10,10 +10,10 @@
 # tests/packaging.bats checks that every PACKAGE named there is in TESTS below.
 set -eu
 BUILD="build-essential autoconf automake libtool pkg-config libyajl-dev libseccomp-dev libcap-dev
-       busybox-static python3 ca-certificates"
+       libsystemd-dev busybox-static python3 ca-certificates"
 TESTS="bats python3-jsonschema golang-github-opencontainers-specs-dev runc crun podman conmon
        catatonit slirp4netns uidmap iproute2 procps util-linux psmisc strace btrfs-progs time acl bsdutils
-       groff-base git"
+       groff-base git systemd dbus"
 BENCH="runc crun time gnuplot-nox linux-perf strace"
 tests=no bench=no list=no
 for a in "$@"; do

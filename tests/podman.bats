@@ -727,6 +727,7 @@ CapAmb:	0000000000001000" ]
 	[ "$output" = "$(printf '20000\n32768')" ]
 	run pmc inspect --format '{{.OCIRuntime}}' "$NAME"
 	[ "$output" = ocisbx ]
+}
 
 @test "--sdnotify=container: the container's READY=1 reaches podman's NOTIFY_SOCKET" {
 	requires_tool cc build-essential

@@ -93,7 +93,8 @@ cgroup_join_prepare (const cgroup_manager *m, const char *fs_root, cgroup_join *
     return;
   for (line = strtok_r (s, "\n", &save); line && ok; line = strtok_r (NULL, "\n", &save))
     {
-      if (strcmp (line, "fake 1") == 0 || strcmp (line, "rootless 1") == 0)
+      /* systemd's scope is started with the init: cgroup_enter by the parent */
+      if (strcmp (line, "fake 1") == 0 || strcmp (line, "rootless 1") == 0 || strncmp (line, "systemd ", 8) == 0)
         ok = false;
       else if (strncmp (line, "h ", 2) == 0)
         {

@@ -149,7 +149,11 @@ linux_features (void)
   l->cgroup = xmalloc0 (sizeof *l->cgroup);
   l->cgroup->v1 = bool_new (true);
   l->cgroup->v2 = bool_new (true);
+#ifdef HAVE_SYSTEMD
+  l->cgroup->systemd = bool_new (true); /* cgroups/systemd.c through ocisbx-systemd */
+#else
   l->cgroup->systemd = bool_new (false);
+#endif
   l->cgroup->systemd_user = bool_new (false);
   l->cgroup->rdma = bool_new (false);
 

@@ -1105,7 +1105,110 @@ test_stats_parsers (void)
   free (b.v);
 }
 
+/* --systemd-cgroup: the unit's name, and resources as the unit's properties (runc's
+   mapping); the lines are what ocisbx-systemd reads: NAME<TAB>TYPE<TAB>VALUE... */
+static void
+check_props (const cg_sd_props *p, const char *const *want, size_t n)
+{
+  bool ok = p->n == n;
+  for (size_t i = 0; ok && i < n; i++)
+    ok = strcmp (p->v[i], want[i]) == 0;
+  if (!ok)
+    for (size_t i = 0; i < p->n; i++)
+      fprintf (stderr, "  got: %s\n", p->v[i]);
+  CHECK (ok);
+}
+
+static void
+test_systemd_props (void)
+{
+  static const char proc_devices[] = "Character devices:\n  1 mem\n  5 /dev/tty\n136 pts\n\nBlock devices:\n"
+                                     "  8 sd\n";
+  static const cg_dev_rule rules[] = {
+    { .allow = false, .type = 'a', .major = -1, .minor = -1, .access = CG_DEV_ALL },
+    { .allow = true, .type = 'c', .major = 1, .minor = 3, .access = CG_DEV_ALL },
+    { .allow = true, .type = 'c', .major = 136, .minor = -1, .access = CG_DEV_READ | CG_DEV_WRITE },
+    { .allow = true, .type = 'b', .major = 8, .minor = 0, .access = CG_DEV_READ },
+    { .allow = true, .type = 'c', .major = 250, .minor = -1, .access = CG_DEV_READ }, /* no name: files only */
+    { .allow = true, .type = 'c', .major = -1, .minor = 7, .access = CG_DEV_READ },  /* systemd cannot say it */
+  };
+  static const cg_dev_rule allow_all[] = { { .allow = true, .type = 'a', .major = -1, .minor = -1, .access = CG_DEV_ALL } };
+  static const char *const want_v1[] = {
+    "MemoryMax\tt\t67108864",
+    "CPUShares\tt\t512",
+    "CPUQuotaPeriodUSec\tt\t100000",
+    "CPUQuotaPerSecUSec\tt\t340000", /* 33.3 % rounded up to whole percents */
+    "AllowedCPUs\tay\t0702",          /* 0-2,9 */
+    "AllowedMemoryNodes\tay\t01",
+    "TasksMax\tt\t50",
+    "BlockIOWeight\tt\t500",
+    "DevicePolicy\ts\tstrict",
+    "DeviceAllow\ta(ss)\t/dev/char/1:3\trwm\tchar-pts\trw\t/dev/block/8:0\tr",
+  };
+  static const char *const want_v2[] = {
+    "MemoryMax\tt\t67108864",
+    "MemoryLow\tt\t1048576",
+    "MemorySwapMax\tt\t67108864", /* swap 128M in all: 64M of swap */
+    "CPUWeight\tt\t20",
+    "CPUQuotaPeriodUSec\tt\t100000",
+    "CPUQuotaPerSecUSec\tt\t18446744073709551615", /* quota -1: no limit */
+    "TasksMax\tt\t18446744073709551615",
+    "IOWeight\tt\t4950", /* runc: 1 + (500 - 10) * 9999 / 990 */
+    "DevicePolicy\ts\tauto",
+    "DeviceAllow\ta(ss)",
+  };
+  oci_config *c1 = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{"
+                          "\"memory\":{\"limit\":67108864},\"pids\":{\"limit\":50},"
+                          "\"cpu\":{\"shares\":512,\"quota\":33333,\"period\":100000,\"cpus\":\"0-2,9\",\"mems\":\"0\"},"
+                          "\"blockIO\":{\"weight\":500}}}}");
+  oci_config *c2 = parse ("{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{"
+                          "\"memory\":{\"limit\":67108864,\"reservation\":1048576,\"swap\":134217728},"
+                          "\"pids\":{\"limit\":-1},\"cpu\":{\"shares\":512,\"quota\":-1,\"period\":100000},"
+                          "\"blockIO\":{\"weight\":500}}}}");
+  cg_sd_props p = { 0 };
+  ocisbx_err *err = NULL;
+
+  CHECK (cg_systemd_resource_props (res_of (c1), false, rules, sizeof rules / sizeof rules[0], proc_devices, &p, &err)
+         == 0);
+  check_props (&p, want_v1, sizeof want_v1 / sizeof want_v1[0]);
+  cg_sd_props_free (&p);
+  CHECK (cg_systemd_resource_props (res_of (c2), true, allow_all, 1, NULL, &p, &err) == 0);
+  check_props (&p, want_v2, sizeof want_v2 / sizeof want_v2[0]);
+  cg_sd_props_free (&p);
+  /* an update without devices: no device properties; nothing at all for no resources */
+  CHECK (cg_systemd_resource_props (NULL, true, NULL, 0, NULL, &p, &err) == 0 && p.n == 0);
+  err_freep (&err);
+  ocispec_free (&oci_config_type, c1);
+  ocispec_free (&oci_config_type, c2);
+
+  /* cgroupsPath: slice and unit */
+  {
+    static const struct
+    {
+      const char *path, *slice, *unit;
+    } ok[] = { { "ocit-test.slice:ocit:c1", "ocit-test.slice", "ocit-c1.scope" },
+               { ":ocit:c1", "system.slice", "ocit-c1.scope" },
+               { "a.slice::c1", "a.slice", "c1.scope" },
+               { "a.slice:p:x.slice", "a.slice", "x.slice" },
+               { NULL, "system.slice", "ocisbx-abc.scope" } };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+      {
+        cgroup_config cc = { .id = "abc", .cgroups_path = ok[i].path, .systemd = true };
+        char *slice = NULL, *unit = NULL;
+        CHECK (cg_systemd_names (&cc, &slice, &unit, &err) == 0);
+        CHECK (slice && unit && strcmp (slice, ok[i].slice) == 0 && strcmp (unit, ok[i].unit) == 0);
+        free (slice);
+        free (unit);
+        err_freep (&err);
+      }
+    cgroup_config bad = { .id = "abc", .cgroups_path = "nocolons", .systemd = true };
+    char *slice = NULL, *unit = NULL;
+    CHECK (cg_systemd_names (&bad, &slice, &unit, &err) < 0 && strstr (err->msg, ".linux.cgroupsPath"));
+    err_freep (&err);
+  }
+}
+
 UNIT_MAIN (T (test_paths), T (test_conversions), T (test_v1_resources), T (test_v1_create_remove), T (test_creation_record),
            T (test_v1_errors), T (test_v1_cpuset_pod), T (test_frozen_refused), T (test_v1_update), T (test_v1_update_devices), T (test_v1_device_model), T (test_v2_resources), T (test_v2_errors), T (test_ebpf_logic),
            T (test_hybrid_fake), T (test_hybrid_hugetlb_unified), T (test_stats_v1), T (test_stats_v2),
-           T (test_stats_parsers))
+           T (test_stats_parsers), T (test_systemd_props))

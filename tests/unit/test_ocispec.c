@@ -811,7 +811,12 @@ test_features_document (void)
   CHECK (has (l->capabilities, l->capabilities_len, "CAP_CHOWN"));
   for (size_t i = 0; i < l->capabilities_len; i++)
     CHECK (strncmp (l->capabilities[i], "CAP_", 4) == 0);
-  CHECK (*l->cgroup->v1 && *l->cgroup->v2 && !*l->cgroup->systemd && !*l->cgroup->systemd_user && !*l->cgroup->rdma);
+#ifdef HAVE_SYSTEMD
+  CHECK (*l->cgroup->systemd);
+#else
+  CHECK (!*l->cgroup->systemd);
+#endif
+  CHECK (*l->cgroup->v1 && *l->cgroup->v2 && !*l->cgroup->systemd_user && !*l->cgroup->rdma);
   CHECK (*l->seccomp->enabled);
   CHECK (has (l->seccomp->actions, l->seccomp->actions_len, "SCMP_ACT_ERRNO"));
   CHECK (has (l->seccomp->operators, l->seccomp->operators_len, "SCMP_CMP_MASKED_EQ"));

@@ -38,6 +38,9 @@ cgroup_manager_free (cgroup_manager *m)
   free (m->fs_root);
   free (m->path);
   free (m->denied);
+  free (m->unit);
+  free (m->slice);
+  free (m->sd_id);
   free (m);
 }
 
@@ -456,6 +459,63 @@ check_unified (const cgroup_manager *m, const oci_resources *res, ocisbx_err **e
                   cgroup_layout_name (m->layout));
 }
 
+/* --systemd-cgroup: nothing is made before the init exists (systemd starts the scope
+   with it: cgroup_enter); the record names the unit, so that a create killed from now
+   on leaves nothing delete cannot stop. */
+static int
+plan_systemd (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err)
+{
+  size_t ul;
+
+  if (m->rootless)
+    return err_set (err, ENOTSUP, "--systemd-cgroup: rootless containers (systemd's user manager) are not "
+                                  "supported");
+  if (cg_systemd_names (cc, &m->slice, &m->unit, err) < 0)
+    return -1;
+  ul = strlen (m->unit);
+  if (ul < 6 || strcmp (m->unit + ul - 6, ".scope") != 0)
+    return err_set (err, 0, ".linux.cgroupsPath: \"%s\": the unit must be a scope (a name not ending in .slice)",
+                    cc->cgroups_path);
+  m->unit_pending = true;
+  m->sd_id = xstrdup (cc->id ? cc->id : "");
+  m->pending_res = cc->resources;
+  m->record = cc->record;
+  m->record_arg = cc->record_arg;
+  if (cc->record)
+    {
+      cleanup_free char *plan = cgroup_serialize (m);
+      if (cc->record (cc->record_arg, plan, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* The scope started with PID: systemd made its cgroups; we make the others (recorded
+   first), move PID into all and write the resources, as without systemd. */
+static int
+enter_systemd (cgroup_manager *m, pid_t pid, ocisbx_err **err)
+{
+  cleanup_free char *plan = NULL;
+  cleanup_free char *made = NULL;
+
+  if (cg_systemd_start (m, pid, err) < 0)
+    return -1;
+  m->unit_pending = false;
+  plan_created (m);
+  plan = cgroup_serialize (m);
+  if (m->record && m->record (m->record_arg, plan, err) < 0)
+    return -1;
+  for (size_t i = 0; i < m->n; i++)
+    if (create_one (m, &m->h[i], m->pending_res, err) < 0)
+      return -1;
+  made = cgroup_serialize (m);
+  if (m->record && strcmp (made, plan) != 0 && m->record (m->record_arg, made, err) < 0)
+    return -1;
+  if (cgroup_enter (m, pid, err) < 0)
+    return -1;
+  return apply_resources (m, m->pending_res, false, err);
+}
+
 int
 cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
 {
@@ -470,6 +530,8 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
 
   if (check_unified (m, cc->resources, err) < 0)
     return -1;
+  if (cc->systemd && !m->fake && cg_systemd_check (err) < 0)
+    return -1;
   if (find_hierarchies (m, cc, err) < 0)
     return -1;
   if (m->n == 0)
@@ -477,6 +539,13 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
   for (size_t i = 0; i < m->n; i++)
     set_dir (m, &m->h[i]);
   pick_path (m);
+  if (cc->systemd)
+    {
+      if (plan_systemd (m, cc, err) < 0)
+        return -1;
+      *out = steal_ptr (&m);
+      return 0;
+    }
   if (cc->record)
     {
       plan_created (m);
@@ -539,6 +608,8 @@ int
 cgroup_enter (cgroup_manager *m, pid_t pid, ocisbx_err **err)
 {
   char buf[32];
+  if (m->unit_pending)
+    return enter_systemd (m, pid, err);
   snprintf (buf, sizeof buf, "%d", (int) pid);
   for (size_t i = 0; i < m->n; i++)
     if (cg_write_h (m, &m->h[i], "cgroup.procs", buf, err) < 0)
@@ -561,6 +632,12 @@ cgroup_serialize (const cgroup_manager *m)
 {
   char *s = xasprintf (SERIAL_MAGIC "\nlayout %s\nfake %d\nrootless %d\n", cgroup_layout_name (m->layout),
                        m->fake, m->rootless);
+  if (m->unit)
+    {
+      char *n = xasprintf ("%ssystemd %s\t%s\n", s, m->unit, m->slice ? m->slice : "");
+      free (s);
+      s = n;
+    }
   for (size_t i = 0; i < m->n; i++)
     {
       const cg_hier *h = &m->h[i];
@@ -596,6 +673,14 @@ cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, 
         m->fake = line[5] == '1';
       else if (strncmp (line, "rootless ", 9) == 0)
         m->rootless = line[9] == '1';
+      else if (strncmp (line, "systemd ", 8) == 0)
+        {
+          char *tab = strchr (line + 8, '\t');
+          if (tab)
+            *tab = '\0';
+          m->unit = xstrdup (line + 8);
+          m->slice = xstrdup (tab ? tab + 1 : "");
+        }
       else if (strncmp (line, "h ", 2) == 0)
         {
           char *f[4];
@@ -665,9 +750,12 @@ cgroup_destroy (cgroup_manager *m, ocisbx_err **err)
 
   /* A paused container: kill and thaw first, or its tasks never leave.  Not a cgroup
      that was there before and frozen by someone else (refuse_frozen). */
-  if (!m->fake && fr && fr->created > 0 && cgroup_is_frozen (m, &frozen, &e0) == 0 && frozen)
+  if (!m->fake && fr && (fr->created > 0 || m->unit) && cgroup_is_frozen (m, &frozen, &e0) == 0 && frozen)
     cgroup_kill_all (m, SIGKILL, &e0);
   err_freep (&e0);
+  /* systemd's scope: stopping it removes the cgroups systemd made; we remove ours */
+  if (m->unit && !m->unit_pending && cg_systemd_stop (m, err) < 0)
+    ret = -1;
   /* cgroup2 first: cgroup.kill empties the cgroup in one write. */
   if (u && cg_remove_hier (m, u, err) < 0)
     ret = -1;
@@ -784,6 +872,8 @@ int
 cgroup_update (cgroup_manager *m, const oci_resources *res, ocisbx_err **err)
 {
   if (check_unified (m, res, err) < 0)
+    return -1;
+  if (m->unit && cg_systemd_update (m, res, err) < 0)
     return -1;
   return apply_resources (m, res, true, err);
 }

@@ -201,13 +201,6 @@ cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocis
 
 /* ---- update without a moment of "deny all" ---- */
 
-/* One entry of the v1 exception list: "c 1:3" and its access bits. */
-typedef struct dev_exc
-{
-  char key[48];
-  unsigned access;
-} dev_exc;
-
 static dev_exc *
 exc_find (dev_exc *v, size_t n, const char *key)
 {

@@ -36,6 +36,15 @@ struct cgroup_manager
   cg_hier *h;
   size_t n;
   uint64_t oom_seen; /* v2 OOM events: the last oom_kill count seen */
+  /* --systemd-cgroup (systemd.c): the scope unit and its slice, serialized */
+  char *unit, *slice;
+  /* create, not serialized: cgroup_enter starts the unit with the init, then makes the
+     cgroups, applies PENDING_RES and rewrites the creation record through RECORD */
+  bool unit_pending;
+  char *sd_id;
+  const oci_resources *pending_res;
+  int (*record) (void *arg, const char *serialized, ocisbx_err **err);
+  void *record_arg;
 };
 
 /* ---- layout.c ---- */
@@ -56,6 +65,9 @@ char *cg_v1_dirname (const char *controllers);
 char *cg_resolve_path (const cgroup_config *cc, const char *own, ocisbx_err **err);
 /* "a-b.slice" -> "/a.slice/a-b.slice" ("-.slice" -> ""). */
 char *cg_expand_slice (const char *slice, ocisbx_err **err);
+/* --systemd-cgroup: the slice ("system.slice" by default) and the unit ("prefix-name.scope",
+   or "name" when it is a slice) of cc's cgroupsPath. */
+int cg_systemd_names (const cgroup_config *cc, char **slice, char **unit, ocisbx_err **err);
 
 /* ---- fsio.c ---- */
 char *cg_file (const cg_hier *h, const char *file);
@@ -193,9 +205,14 @@ int cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, 
    both are deny-by-default; else as cg_devices_v1). */
 int cg_devices_v1_update (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err);
 /* The v1 exception list (pure logic, unit-tested): entries "c 1:3" + access bits. */
+typedef struct dev_exc
+{
+  char key[48]; /* "c 1:3", "b 8:*", "c *:*" */
+  unsigned access;
+} dev_exc;
 typedef struct cg_dev_exc_list
 {
-  struct dev_exc *v;
+  dev_exc *v;
   size_t n;
 } cg_dev_exc_list;
 bool cg_dev_emulate_v1 (const cg_dev_rule *rules, size_t n, cg_dev_exc_list *out);
@@ -220,5 +237,25 @@ void cg_stats_parse_list (const char *s, struct cgroup_u64s *l);
 bool cg_stats_parse_blkio_v1 (const char *s, struct cgroup_blkio_list *l);
 /* v2 io.stat onto the v1 lists, as runc maps it. */
 void cg_stats_parse_io_v2 (const char *s, struct cgroup_stats *st);
+
+/* ---- systemd.c: the systemd driver ---- */
+/* Properties for ocisbx-systemd: "NAME<TAB>TYPE<TAB>VALUE..." lines. */
+typedef struct cg_sd_props
+{
+  char **v;
+  size_t n;
+} cg_sd_props;
+void cg_sd_props_free (cg_sd_props *p);
+/* R as unit properties (v2: the cgroup2 names and units), with DevicePolicy/DeviceAllow
+   from RULES when not NULL (PROC_DEVICES: /proc/devices' text, for the names of
+   wildcard-minor rules).  Pure. */
+int cg_systemd_resource_props (const oci_resources *r, bool v2, const cg_dev_rule *rules, size_t nrules,
+                               const char *proc_devices, cg_sd_props *p, ocisbx_err **err);
+bool cg_systemd_running (void);
+/* systemd runs and this build can talk to it; else runc's error. */
+int cg_systemd_check (ocisbx_err **err);
+int cg_systemd_start (cgroup_manager *m, pid_t pid, ocisbx_err **err);
+int cg_systemd_update (cgroup_manager *m, const oci_resources *res, ocisbx_err **err);
+int cg_systemd_stop (const cgroup_manager *m, ocisbx_err **err);
 
 #endif

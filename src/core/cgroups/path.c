@@ -75,11 +75,10 @@ cg_expand_slice (const char *slice, ocisbx_err **err)
   return out;
 }
 
-static char *
-systemd_path (const cgroup_config *cc, ocisbx_err **err)
+int
+cg_systemd_names (const cgroup_config *cc, char **slice_out, char **unit_out, ocisbx_err **err)
 {
   cleanup_free char *copy = NULL;
-  cleanup_free char *slice_dir = NULL;
   const char *slice, *prefix, *name;
   char *c1, *c2;
   size_t nl;
@@ -91,33 +90,39 @@ systemd_path (const cgroup_config *cc, ocisbx_err **err)
   c1 = strchr (copy, ':');
   c2 = c1 ? strchr (c1 + 1, ':') : NULL;
   if (c1 == NULL || c2 == NULL || strchr (c2 + 1, ':') != NULL)
-    {
-      err_set (err, 0, FIELD ": \"%s\" is not of the form \"slice:prefix:name\" (--systemd-cgroup)",
-               cc->cgroups_path);
-      return NULL;
-    }
+    return err_set (err, 0, FIELD ": \"%s\" is not of the form \"slice:prefix:name\" (--systemd-cgroup)",
+                    cc->cgroups_path);
   *c1 = *c2 = '\0';
   slice = copy[0] ? copy : "system.slice";
   prefix = c1 + 1;
   name = c2 + 1;
   if (name[0] == '\0' || strchr (name, '/') || strchr (prefix, '/') || strcmp (name, "..") == 0
       || strcmp (name, ".") == 0)
-    {
-      err_set (err, 0, FIELD ": invalid systemd unit name in \"%s\"", cc->cgroups_path);
-      return NULL;
-    }
+    return err_set (err, 0, FIELD ": invalid systemd unit name in \"%s\"", cc->cgroups_path);
+  nl = strlen (name);
+  *slice_out = xstrdup (slice);
+  if (nl > 6 && strcmp (name + nl - 6, ".slice") == 0)
+    *unit_out = xstrdup (name); /* the name is itself a slice: a child slice of SLICE */
+  else if (prefix[0] == '\0')
+    *unit_out = xasprintf ("%s.scope", name);
+  else
+    *unit_out = xasprintf ("%s-%s.scope", prefix, name);
+  return 0;
+}
+
+static char *
+systemd_path (const cgroup_config *cc, ocisbx_err **err)
+{
+  cleanup_free char *slice = NULL;
+  cleanup_free char *unit = NULL;
+  cleanup_free char *slice_dir = NULL;
+
+  if (cg_systemd_names (cc, &slice, &unit, err) < 0)
+    return NULL;
   slice_dir = cg_expand_slice (slice, err);
   if (slice_dir == NULL)
     return NULL;
-  nl = strlen (name);
-  if (nl > 6 && strcmp (name + nl - 6, ".slice") == 0)
-    {
-      /* The name is itself a slice: a child slice of SLICE. */
-      return xasprintf ("%s/%s", slice_dir, name);
-    }
-  if (prefix[0] == '\0')
-    return xasprintf ("%s/%s.scope", slice_dir, name);
-  return xasprintf ("%s/%s-%s.scope", slice_dir, prefix, name);
+  return xasprintf ("%s/%s", slice_dir, unit);
 }
 
 char *
