@@ -191,6 +191,20 @@ mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_byt
 	assert_nothing_left
 }
 
+@test "--version says +SYSTEMD exactly when features has cgroup.systemd, and the helper is beside the binary" {
+	requires_ocisbx "ocisbx's build flags and its ocisbx-systemd helper"
+	local feat ver
+	feat=$("$OCI_RUNTIME" features | "$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["linux"]["cgroup"]["systemd"])')
+	ver=$("$OCI_RUNTIME" --version)
+	if [ "$feat" = True ]; then
+		[[ "$ver" == *+SYSTEMD* ]]
+		[ -x "$(dirname "$OCI_RUNTIME")/ocisbx-systemd" ] || [ -x /usr/lib/ocisbx/ocisbx-systemd ] ||
+			[ -x /usr/local/libexec/ocisbx/ocisbx-systemd ] || [ -x /usr/libexec/ocisbx/ocisbx-systemd ]
+	else
+		[[ "$ver" != *+SYSTEMD* ]]
+	fi
+}
+
 @test "hybrid: the container joins the unified hierarchy too" {
 	is_hybrid || skip "not a hybrid cgroup layout"
 	set_args sleep 100
