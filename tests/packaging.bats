@@ -91,7 +91,11 @@ options() {
 	for cmd in $(commands); do [ -f "$d/usr/share/man/man1/ocisbx-$cmd.1" ]; done
 	[ -f "$d/usr/share/bash-completion/completions/ocisbx" ]
 	[ -f "$d/usr/share/doc/ocisbx/README.md" ]
-	for f in containers.conf daemon.json containerd-config.toml; do
+	# the systemd cgroup driver's helper, when this build has it (ocisbx --version: +SYSTEMD)
+	if "$d/usr/bin/ocisbx" --version | grep -q +SYSTEMD; then
+		[ -x "$d/usr/libexec/ocisbx/ocisbx-systemd" ]
+	fi
+	for f in containers.conf daemon.json containerd-config.toml runtimeclass.yaml; do
 		cmp "$SRCDIR/contrib/engines/$f" "$d/usr/share/doc/ocisbx/engines/$f"
 	done
 	bmake uninstall DESTDIR="$d" prefix=/usr >/dev/null

@@ -2,6 +2,8 @@
  *
  * Parent side of create:   cgroup_setup () before the child runs user code, then
  *                          cgroup_enter (pid) while the child waits on the sync channel.
+ *                          --systemd-cgroup: cgroup_setup only plans, cgroup_enter starts
+ *                          the scope with the init and makes the cgroups (systemd.c).
  * The manager serializes to a string kept in the container's state, so that later
  * commands (kill --all, pause, ps, update, delete) find the same cgroups.
  */
