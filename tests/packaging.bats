@@ -117,7 +117,9 @@ commit_of() { sh "$1/contrib/git-version.sh" "$1"; }
 
 @test "git archive: the archived tree records its commit (export-subst)" {
 	requires_tool git git
-	git -C "$SRCDIR" rev-parse --show-toplevel >/dev/null 2>&1 || skip "$SRCDIR is not a git checkout"
+	local top
+	top=$(git -C "$SRCDIR" rev-parse --show-toplevel 2>/dev/null) && [ "$top" -ef "$SRCDIR" ] ||
+		skip "$SRCDIR is not the top of a git checkout"
 	mkdir "$TESTDIR/a"
 	git -C "$SRCDIR" archive HEAD contrib/git-version.sh .git-archive-version | tar -C "$TESTDIR/a" -x
 	run commit_of "$TESTDIR/a"
