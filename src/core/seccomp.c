@@ -19,6 +19,7 @@
 
 #include "log.h"
 #include "seccomp_cache.h"
+#include "seccomp_rules.h"
 #include "utils.h"
 
 #define FIELD "config.json: .linux.seccomp"
@@ -284,44 +285,15 @@ release_ctx (scmp_filter_ctx *ctx)
 }
 
 static int
-add_rule (scmp_filter_ctx ctx, const oci_syscall *s, size_t i, uint32_t act, ocisbx_err **err)
+add_rule (scmp_filter_ctx ctx, const sc_rule *r, ocisbx_err **err)
 {
-  struct scmp_arg_cmp conds[s->args_len ? s->args_len : 1];
-  unsigned per_index[6] = { 0 };
-  bool split = false;
+  int e = -seccomp_rule_add_array (ctx, r->act, r->nr, r->ncmp, r->cmp);
 
-  for (size_t j = 0; j < s->args_len; j++)
-    {
-      int op = 0;
-      seccomp_operator_value (s->args[j].op, &op);
-      /* MASKED_EQ: value is the mask, valueTwo the datum (as libseccomp's datum_a/b). */
-      conds[j] = (struct scmp_arg_cmp) { .arg = s->args[j].index, .op = op, .datum_a = s->args[j].value,
-                                         .datum_b = s->args[j].value_two };
-      if (++per_index[s->args[j].index] > 1)
-        split = true;
-    }
-  for (size_t k = 0; k < s->names_len; k++)
-    {
-      int nr = seccomp_syscall_resolve_name (s->names[k]);
-      int r = 0;
-      if (nr == __NR_SCMP_ERROR)
-        {
-          log_debug ("seccomp: unknown syscall \"%s\" (syscalls[%zu]) skipped", s->names[k], i);
-          continue;
-        }
-      if (!split)
-        r = seccomp_rule_add_array (ctx, act, nr, (unsigned) s->args_len, conds);
-      else
-        /* libseccomp cannot AND two comparisons of one argument: like runc, each
-           comparison becomes a rule of its own (so they are ORed). */
-        for (size_t j = 0; j < s->args_len && r == 0; j++)
-          r = seccomp_rule_add_array (ctx, act, nr, 1, &conds[j]);
-      if (r == -EEXIST)
-        return err_set (err, 0, FIELD ".syscalls[%zu]: the rule for \"%s\" conflicts with an earlier one", i,
-                        s->names[k]);
-      if (r < 0)
-        return err_set (err, -r, FIELD ".syscalls[%zu]: add rule for \"%s\"", i, s->names[k]);
-    }
+  if (e == EEXIST)
+    return err_set (err, 0, FIELD ".syscalls[%zu]: the rule for \"%s\" conflicts with an earlier one", r->src,
+                    r->name);
+  if (e > 0)
+    return err_set (err, e, FIELD ".syscalls[%zu]: add rule for \"%s\"", r->src, r->name);
   return 0;
 }
 
@@ -340,9 +312,11 @@ export_bpf (scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n, ocisbx_e
     return err_set (err, -r, "seccomp: export the BPF program");
   if (fstat (fd, &st) < 0)
     return err_set (err, errno, "seccomp: stat the BPF program");
-  if (st.st_size == 0 || st.st_size % sizeof (struct sock_filter) != 0
-      || st.st_size / sizeof (struct sock_filter) > BPF_MAXINSNS)
-    return err_set (err, E2BIG, "seccomp: BPF program of %lld bytes", (long long) st.st_size);
+  if (st.st_size == 0 || st.st_size % sizeof (struct sock_filter) != 0)
+    return err_set (err, EINVAL, "seccomp: BPF program of %lld bytes", (long long) st.st_size);
+  if (st.st_size / sizeof (struct sock_filter) > BPF_MAXINSNS)
+    return err_set (err, E2BIG, FIELD ".syscalls: the filter compiles to %lld BPF instructions, more than the kernel's limit of %d (BPF_MAXINSNS)",
+                    (long long) (st.st_size / sizeof (struct sock_filter)), BPF_MAXINSNS);
   *insns = xmalloc0 (st.st_size);
   if (pread (fd, *insns, st.st_size, 0) != st.st_size)
     {
@@ -358,10 +332,17 @@ static int
 compile (const oci_seccomp *sc, struct sock_filter **insns, size_t *n, ocisbx_err **err)
 {
   __attribute__ ((cleanup (release_ctx))) scmp_filter_ctx ctx = NULL;
+  cleanup_free sc_rule *rules = NULL;
+  size_t nrules;
   uint32_t def, v;
   int r;
 
   seccomp_action_value (sc->default_action, sc->default_errno_ret, &def);
+  /* libseccomp's time grows with the square of the rules: only those that matter, and
+     only if they can fit */
+  nrules = sc_rules_drop_inert (rules, sc_rules_expand (sc, def, &rules));
+  if (sc_rules_check_size (sc, rules, nrules, err) < 0)
+    return -1;
   ctx = seccomp_init (def);
   if (ctx == NULL)
     return err_set (err, EINVAL, FIELD ".defaultAction: libseccomp refused \"%s\"", sc->default_action);
@@ -377,18 +358,9 @@ compile (const oci_seccomp *sc, struct sock_filter **insns, size_t *n, ocisbx_er
       if (r < 0 && r != -EEXIST)
         return err_set (err, -r, FIELD ".architectures[%zu]: add \"%s\"", i, sc->architectures[i]);
     }
-  for (size_t i = 0; i < sc->syscalls_len; i++)
-    {
-      const oci_syscall *s = &sc->syscalls[i];
-      seccomp_action_value (s->action, s->errno_ret, &v);
-      if (v == def) /* libseccomp refuses rules that do what the default does */
-        {
-          log_debug ("seccomp: syscalls[%zu] has the default action: skipped", i);
-          continue;
-        }
-      if (add_rule (ctx, s, i, v, err) < 0)
-        return -1;
-    }
+  for (size_t i = 0; i < nrules; i++)
+    if (add_rule (ctx, &rules[i], err) < 0)
+      return -1;
   return export_bpf (ctx, insns, n, err);
 }
 
