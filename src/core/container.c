@@ -438,6 +438,10 @@ init_environment (create_ctx *c, ocisbx_err **err)
 
   if (proc_stat_start_time (c->pid, &c->start_time, NULL) < 0)
     return err_set (err, ESRCH, "the container init exited at once");
+  /* Before anything can block: from now on a delete finds the init even if this
+     create dies before its last state write, or state.json is lost. */
+  if (state_init_record_write (c->lockfd, c->pid, c->start_time, err) < 0)
+    return -1;
   if (c->ns.new_flags & CLONE_NEWUSER)
     {
       if (idmap_write (c->pid, lx, &c->idmap, err) < 0)

@@ -262,13 +262,36 @@ wait_gone (const container_state *st, int timeout_ms)
     ;
 }
 
+/* The init the record names while state.json has none (pid 0: its create died before
+   the last write): it may wait on the exec fifo for ever. */
+static void
+adopt_recorded_init (int dirfd, container_state *st)
+{
+  cleanup_err ocisbx_err *e = NULL;
+  container_state rec = { 0 };
+
+  if (state_init_record_read (dirfd, &rec.pid, &rec.start_time, &e) < 0)
+    {
+      log_warning ("%s", e->msg); /* the cgroups still hold it */
+      return;
+    }
+  if (rec.pid > 0 && state_init_alive (&rec))
+    {
+      st->pid = rec.pid;
+      st->start_time = rec.start_time;
+    }
+}
+
 int
 container_delete_at (int rootfd, int dirfd, const char *id, container_state *st, bool force, ocisbx_err **err)
 {
-  container_status status = state_status (dirfd, st);
+  container_status status;
   cgroup_manager *m = NULL;
   cleanup_err ocisbx_err *e = NULL;
 
+  if (st->pid == 0)
+    adopt_recorded_init (dirfd, st);
+  status = state_status (dirfd, st);
   if ((status == STATUS_RUNNING || status == STATUS_PAUSED) && !force)
     return err_set (err, 0, "cannot delete container \"%s\" that is not stopped: %s (use --force)", id,
                     container_status_name (status));
@@ -307,6 +330,47 @@ container_delete_at (int rootfd, int dirfd, const char *id, container_state *st,
   return state_dir_remove (rootfd, id, err);
 }
 
+/* Delete without a readable state.json: WHY says what is wrong with it (NULL: there is
+   none, as a create killed before its first write leaves).  The init record leads to
+   the init, the cgroups record to the cgroups and what runs in them; what cannot be
+   found or killed is named, and the state dir stays. */
+static int
+delete_without_state (int rootfd, int dirfd, const char *id, const char *why, ocisbx_err **err)
+{
+  container_state st = { .id = (char *) id };
+  cleanup_err ocisbx_err *e = NULL;
+  cleanup_free char *dir = state_dir_file_path (dirfd, "");
+  const char *sep = why ? "; " : "";
+  int r = state_init_record_read (dirfd, &st.pid, &st.start_time, &e);
+
+  if (why == NULL)
+    why = "";
+  if (r < 0)
+    {
+      /* Only its cgroups can lead to the init now. */
+      if (faccessat (dirfd, STATE_CGROUPS, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+        return err_set (err, 0, "%s%s%s, and there is no cgroups record: cannot find the container's processes: "
+                                "left them and the state dir `%s`",
+                        why, sep, e->msg, dir);
+      log_warning ("%s%s%s: its processes are found through its cgroups", why, sep, e->msg);
+      err_freep (&e);
+    }
+  if (r == 1 && state_init_alive (&st))
+    {
+      if (signal_init (&st, SIGKILL, &e) == 0)
+        wait_gone (&st, 10000);
+      if (state_init_alive (&st))
+        return err_set (err, 0, "%s%scannot kill the container's init (pid %d)%s%s: left it and the state dir `%s`",
+                        why, sep, (int) st.pid, e ? ": " : "", e ? e->msg : "", dir);
+      if (why[0])
+        log_warning ("%s: killed its init (pid %d, from its init record)", why, (int) st.pid);
+    }
+  if (container_cgroups_cleanup_at (dirfd, err) < 0)
+    return err_wrap (err, "%s%scannot remove the container's cgroups: left them and the state dir `%s`", why, sep,
+                     dir);
+  return state_dir_remove (rootfd, id, err);
+}
+
 int
 container_delete (const char *root, const char *id, bool force, ocisbx_err **err)
 {
@@ -314,16 +378,24 @@ container_delete (const char *root, const char *id, bool force, ocisbx_err **err
 
   if (open_container (root, id, LOCK_EX, &o, err) < 0)
     {
-      /* A directory without a state file is what a create killed halfway leaves
-         (we hold its lock, so no create is running): remove it.  With --force an
-         unreadable state goes too. */
-      if (o.dirfd >= 0 && o.st == NULL
-          && (force || (faccessat (o.dirfd, STATE_FILE, F_OK, 0) < 0 && errno == ENOENT)))
+      /* No state file (a create killed before writing it; we hold the lock, so no
+         create is running), or an unreadable one with --force: what the init record
+         names goes with the directory. */
+      if (o.dirfd >= 0 && o.st == NULL)
         {
-          err_freep (err);
-          if (container_cgroups_cleanup_at (o.dirfd, err) < 0)
-            return err_wrap (err, "delete `%s`", id);
-          return state_dir_remove (o.rootfd, id, err);
+          if ((*err)->errnum == ENOENT)
+            {
+              err_freep (err);
+              return delete_without_state (o.rootfd, o.dirfd, id, NULL, err);
+            }
+          {
+            cleanup_err ocisbx_err *why = steal_ptr (err);
+            if (force)
+              return delete_without_state (o.rootfd, o.dirfd, id, why->msg, err);
+            return err_set (err, 0, "%s (`delete --force` kills the container, found by its init and cgroups "
+                                    "records, and removes it)",
+                            why->msg);
+          }
         }
       /* As runc: --force of a container that is already gone succeeds, so that the
          racing clean-ups of an engine (rm -f, run --rm, conmon's exit) all do. */
@@ -392,6 +464,7 @@ container_list (const char *root, container_info **out, size_t *n, ocisbx_err **
   while ((de = readdir (d)))
     {
       cleanup_close int dirfd = -1;
+      cleanup_err ocisbx_err *e = NULL;
       container_state *st = NULL;
       container_status status;
       container_info *i;
@@ -399,8 +472,16 @@ container_list (const char *root, container_info **out, size_t *n, ocisbx_err **
       if (de->d_name[0] == '.' || state_validate_id (de->d_name, NULL) < 0)
         continue;
       dirfd = state_dir_open (rootfd, de->d_name, 0, NULL);
-      if (dirfd < 0 || state_read (dirfd, de->d_name, &st, NULL) < 0)
-        continue; /* being created, or not a container */
+      if (dirfd < 0)
+        continue; /* not a container */
+      if (state_read (dirfd, de->d_name, &st, &e) < 0)
+        {
+          /* being created (no state yet), or lost: say so, as runc does */
+          if (e->errnum != ENOENT)
+            log_warning ("%s", e->msg);
+          err_freep (&e);
+          continue;
+        }
       status = state_status (dirfd, st);
       if (count == cap)
         {

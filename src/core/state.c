@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -221,6 +222,7 @@ state_dir_remove (int rootfd, const char *id, ocisbx_err **err)
     if (dir >= 0)
       {
         unlinkat (dir, STATE_FILE, 0);
+        unlinkat (dir, STATE_INIT, 0);
         unlinkat (dir, STATE_FIFO, 0);
         unlinkat (dir, STATE_CGROUPS, 0);
         if (unlinkat (rootfd, id, AT_REMOVEDIR) == 0)
@@ -246,10 +248,25 @@ state_write (int dirfd, const container_state *st, ocisbx_err **err)
   return write_file_atomic_at (dirfd, STATE_FILE, json, len, 0600, err);
 }
 
+char *
+state_dir_file_path (int dirfd, const char *name)
+{
+  char link[64], dir[PATH_MAX];
+  ssize_t n;
+
+  snprintf (link, sizeof link, "/proc/self/fd/%d", dirfd);
+  n = readlink (link, dir, sizeof dir - 1);
+  if (n <= 0)
+    return xstrdup (name);
+  dir[n] = '\0';
+  return name[0] ? xasprintf ("%s/%s", dir, name) : xstrdup (dir);
+}
+
 int
 state_read (int dirfd, const char *id, container_state **out, ocisbx_err **err)
 {
   cleanup_free char *data = NULL;
+  cleanup_free char *path = NULL;
   cleanup_err ocisbx_err *rerr = NULL;
   char *msg = NULL;
   size_t len = 0;
@@ -259,15 +276,62 @@ state_read (int dirfd, const char *id, container_state **out, ocisbx_err **err)
     {
       if (rerr->errnum == ENOENT)
         return err_take (err, ENOENT, xasprintf ("container \"%s\" does not exist", id));
-      return err_set (err, 0, "state of `%s`: %s", id, rerr->msg);
+      path = state_dir_file_path (dirfd, STATE_FILE);
+      return err_set (err, 0, "container \"%s\": %s: %s", id, path, rerr->msg);
     }
-  if (ocispec_parse (&state_type, STATE_FILE, data, len, &obj, &msg) < 0)
+  if (ocispec_parse (&state_type, STATE_FILE, data, len, &obj, &msg) == 0)
     {
-      err_take (err, 0, msg);
-      return err_wrap (err, "state of `%s`", id);
+      *out = obj;
+      return 0;
     }
-  *out = obj;
+  /* Rare: the message again, naming the file by its whole path. */
+  free (msg);
+  path = state_dir_file_path (dirfd, STATE_FILE);
+  if (len == 0)
+    return err_set (err, 0, "container \"%s\": %s: empty", id, path);
+  if (ocispec_parse (&state_type, path, data, len, &obj, &msg) == 0)
+    {
+      *out = obj;
+      return 0;
+    }
+  err_take (err, 0, msg);
+  return err_wrap (err, "container \"%s\"", id);
+}
+
+/* ---- the init record ---- */
+
+int
+state_init_record_write (int dirfd, pid_t pid, uint64_t start_time, ocisbx_err **err)
+{
+  char target[48];
+
+  snprintf (target, sizeof target, "%d %llu", (int) pid, (unsigned long long) start_time);
+  if (symlinkat (target, dirfd, STATE_INIT) < 0)
+    return err_set (err, errno, "record the init in the state dir");
   return 0;
+}
+
+int
+state_init_record_read (int dirfd, pid_t *pid, uint64_t *start_time, ocisbx_err **err)
+{
+  char buf[64];
+  cleanup_free char *path = NULL;
+  unsigned long long t;
+  int p, used = 0;
+  ssize_t n;
+
+  n = readlinkat (dirfd, STATE_INIT, buf, sizeof buf - 1);
+  if (n < 0 && errno == ENOENT)
+    return 0;
+  path = state_dir_file_path (dirfd, STATE_INIT);
+  if (n < 0)
+    return err_set (err, errno, "the init record `%s`", path);
+  buf[n] = '\0';
+  if (sscanf (buf, "%d %llu%n", &p, &t, &used) != 2 || (size_t) used != (size_t) n || p <= 0)
+    return err_set (err, 0, "the init record `%s`: \"%.20s\" is not \"PID START_TIME\"", path, buf);
+  *pid = p;
+  *start_time = t;
+  return 1;
 }
 
 void

@@ -2,7 +2,13 @@
  *
  *   <root>/<id>/            created with mkdir (EEXIST: the id is taken), flock'ed by
  *                           commands that change the container
- *   <root>/<id>/state.json  container_state below, written once by create (atomically)
+ *   <root>/<id>/state.json  container_state below, written by create (atomically): first
+ *                           before the clone (pid 0, "creating"), then complete
+ *   <root>/<id>/init        the init record: a symlink whose target is "PID START_TIME",
+ *                           made right after the clone.  Written apart from state.json
+ *                           (one symlinkat), so that a lost or corrupt state.json, or a
+ *                           create killed before its last write, still leads delete to
+ *                           the init
  *   <root>/<id>/exec.fifo   while the init waits for `start`
  *   <root>/<id>/cgroups     the cgroups create makes, recorded before it makes them
  *                           (cgroup_record.h)
@@ -24,6 +30,7 @@
 #define STATE_FILE "state.json"
 #define STATE_FIFO "exec.fifo"
 #define STATE_CGROUPS "cgroups"
+#define STATE_INIT "init"
 #define STATE_ID_MAX 1024
 
 typedef enum container_status
@@ -74,7 +81,17 @@ int state_dir_open (int rootfd, const char *id, int lock, ocisbx_err **err);
 int state_dir_remove (int rootfd, const char *id, ocisbx_err **err);
 
 int state_write (int dirfd, const container_state *st, ocisbx_err **err);
+/* Errors name the file by its full path: "container \"ID\": `/run/ocisbx/ID/state.json`:
+   invalid JSON: ..."; a missing file is ENOENT "container \"ID\" does not exist". */
 int state_read (int dirfd, const char *id, container_state **out, ocisbx_err **err);
+
+/* The init record (see above). */
+int state_init_record_write (int dirfd, pid_t pid, uint64_t start_time, ocisbx_err **err);
+/* 1 with *PID and *START_TIME, 0 when there is none, -1 when it is unreadable. */
+int state_init_record_read (int dirfd, pid_t *pid, uint64_t *start_time, ocisbx_err **err);
+/* "/run/ocisbx/ID/NAME" for messages (NAME "": the directory): the path of the state dir
+   DIRFD, malloc'd. */
+char *state_dir_file_path (int dirfd, const char *name);
 void container_state_free (container_state *st);
 void container_state_freep (container_state **st);
 #define cleanup_state __attribute__ ((cleanup (container_state_freep)))

@@ -405,6 +405,27 @@ test_state_roundtrip (void)
       container_state_free (back);
     }
   CHECK_STR (container_status_name (STATUS_PAUSED), "paused");
+
+  /* the init record: none, written, read back; a corrupt state.json is named by path */
+  {
+    pid_t pid = 0;
+    uint64_t t = 0;
+    cleanup_free char *path = xasprintf ("%s/c1/" STATE_FILE, dir);
+    CHECK (state_init_record_read (dirfd, &pid, &t, &err) == 0);
+    CHECK (state_init_record_write (dirfd, 4321, 123456789012ULL, &err) == 0);
+    CHECK (state_init_record_read (dirfd, &pid, &t, &err) == 1 && pid == 4321 && t == 123456789012ULL);
+    CHECK (state_init_record_write (dirfd, 1, 1, &err) < 0); /* written once */
+    err_freep (&err);
+    CHECK (unlinkat (dirfd, STATE_INIT, 0) == 0 && symlinkat ("12 x", dirfd, STATE_INIT) == 0);
+    CHECK (state_init_record_read (dirfd, &pid, &t, &err) < 0 && err && strstr (err->msg, "/c1/" STATE_INIT));
+    err_freep (&err);
+    CHECK (write_file_atomic_at (dirfd, STATE_FILE, "{\"id\":", 6, 0600, &err) == 0);
+    CHECK (state_read (dirfd, "c1", &back, &err) < 0 && err && strstr (err->msg, path));
+    err_freep (&err);
+    CHECK (write_file_atomic_at (dirfd, STATE_FILE, "", 0, 0600, &err) == 0);
+    CHECK (state_read (dirfd, "c1", &back, &err) < 0 && err && strstr (err->msg, "empty"));
+    err_freep (&err);
+  }
   close (dirfd);
   CHECK (state_dir_open (rootfd, "nope", 0, &err) < 0 && err && strstr (err->msg, "does not exist"));
   err_freep (&err);
