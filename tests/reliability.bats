@@ -94,3 +94,41 @@ json.dump(d, open(p, "w"))' "$ROOT/$CID/state.json"
 	wait_pid_gone "$pid"
 	assert_nothing_left
 }
+
+# ---- short runs of contrib/soak/ (the long ones by hand: `make soak`) ----
+
+# soak_run SCRIPT ARGS...: runs contrib/soak/SCRIPT on this test's runtime and scratch
+# dir; its last line (the figure) is in $figure.
+soak_run() {
+	local script=$1
+	shift
+	requires_root_soak
+	run env OCI_RUNTIME="$OCI_RUNTIME" SOAK_DIR="$TESTDIR/soak" SOAK_BUNDLE="$BATS_FILE_TMPDIR/soak-bundle" \
+		STEP_TIMEOUT=60 \
+		"$BATS_TEST_DIRNAME/../contrib/soak/$script" "$@"
+	echo "$output"
+	figure=${output##*$'\n'}
+}
+
+requires_root_soak() {
+	[ "$(id -u)" = 0 ] || skip "the soak scripts need root"
+	command -v /usr/bin/time >/dev/null || skip "no /usr/bin/time (apt-get install time)"
+}
+
+@test "reliability: soak (a few cycles of create, start, exec, kill, delete) leaves nothing" {
+	soak_run soak.sh -n 3
+	[ "$status" -eq 0 ]
+	[[ "$figure" == "soak: 3 cycles, 0 failures; left: state 0 cgroups 0 mounts 0 procs 0 tmp 0 fds 0;"* ]]
+}
+
+@test "reliability: parallel run (containers over workers, exec into half, kill and delete all) fails nothing and leaves nothing" {
+	soak_run parallel.sh -n 6 -p 3
+	[ "$status" -eq 0 ]
+	[[ "$figure" == "parallel: 6 containers, 3 workers, 0 failures "*"left: state 0 cgroups 0 mounts 0 procs 0 tmp 0;"* ]]
+}
+
+@test "reliability: create, start, exec and delete killed at some points: delete --force leaves nothing" {
+	soak_run killloop.sh -r 1 -d "0.5 2 10 50"
+	[ "$status" -eq 0 ]
+	[[ "$figure" == "killloop: 16 kills "*"left: state 0 cgroups 0 mounts 0 procs 0; delete failures 0" ]]
+}

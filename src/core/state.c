@@ -15,43 +15,6 @@
 #include "cgroups/cgroups.h"
 #include "utils.h"
 
-/* ---- the state file, described for the libocispec engine ---- */
-
-#define SF(json, kind, fl, st, m, lenoff, sub)                                                     \
-  { json, kind, fl, offsetof (st, m), lenoff, sub, NULL, NULL }
-#define SF_ARR(json, kind, st, m, sub)                                                             \
-  { json, kind, 0, offsetof (st, m), offsetof (st, m##_len), sub, NULL, NULL }
-
-static const ocispec_field hook_fields[] = {
-  SF ("path", OCISPEC_STRING, OCISPEC_F_REQUIRED, oci_hook, path, 0, NULL),
-  SF_ARR ("args", OCISPEC_STRARR, oci_hook, args, NULL),
-  SF_ARR ("env", OCISPEC_STRARR, oci_hook, env, NULL),
-  SF ("timeout", OCISPEC_INT64, OCISPEC_F_PTR, oci_hook, timeout, 0, NULL),
-};
-static const ocispec_type hook_type = { "hook", sizeof (oci_hook), hook_fields,
-                                        sizeof hook_fields / sizeof hook_fields[0], NULL };
-
-static const ocispec_field state_fields[] = {
-  SF ("ociVersion", OCISPEC_STRING, 0, container_state, oci_version, 0, NULL),
-  SF ("id", OCISPEC_STRING, OCISPEC_F_REQUIRED, container_state, id, 0, NULL),
-  SF ("pid", OCISPEC_INT32, OCISPEC_F_REQUIRED, container_state, pid, 0, NULL),
-  SF ("startTime", OCISPEC_UINT64, 0, container_state, start_time, 0, NULL),
-  SF ("bundle", OCISPEC_STRING, OCISPEC_F_REQUIRED, container_state, bundle, 0, NULL),
-  SF ("config", OCISPEC_STRING, 0, container_state, config, 0, NULL),
-  SF ("rootfs", OCISPEC_STRING, 0, container_state, rootfs, 0, NULL),
-  SF ("created", OCISPEC_STRING, 0, container_state, created, 0, NULL),
-  SF ("owner", OCISPEC_UINT32, 0, container_state, owner, 0, NULL),
-  SF ("cgroup", OCISPEC_STRING, 0, container_state, cgroup, 0, NULL),
-  SF ("systemdCgroup", OCISPEC_BOOL, 0, container_state, systemd_cgroup, 0, NULL),
-  SF ("rootless", OCISPEC_BOOL, 0, container_state, rootless, 0, NULL),
-  SF ("userns", OCISPEC_BOOL, 0, container_state, userns, 0, NULL),
-  SF ("annotations", OCISPEC_MAP, 0, container_state, annotations, 0, NULL),
-  SF_ARR ("poststart", OCISPEC_OBJARR, container_state, poststart, &hook_type),
-  SF_ARR ("poststop", OCISPEC_OBJARR, container_state, poststop, &hook_type),
-};
-static const ocispec_type state_type = { "container_state", sizeof (container_state), state_fields,
-                                         sizeof state_fields / sizeof state_fields[0], NULL };
-
 /* ---- ids and directories ---- */
 
 int
@@ -243,7 +206,7 @@ state_write (int dirfd, const container_state *st, ocisbx_err **err)
   char *msg = NULL;
   size_t len = 0;
 
-  if (ocispec_generate (&state_type, st, false, &json, &len, &msg) < 0)
+  if (ocispec_generate (&container_state_type, st, false, &json, &len, &msg) < 0)
     return err_take (err, 0, msg);
   return write_file_atomic_at (dirfd, STATE_FILE, json, len, 0600, err);
 }
@@ -279,7 +242,7 @@ state_read (int dirfd, const char *id, container_state **out, ocisbx_err **err)
       path = state_dir_file_path (dirfd, STATE_FILE);
       return err_set (err, 0, "container \"%s\": %s: %s", id, path, rerr->msg);
     }
-  if (ocispec_parse (&state_type, STATE_FILE, data, len, &obj, &msg) == 0)
+  if (ocispec_parse (&container_state_type, STATE_FILE, data, len, &obj, &msg) == 0)
     {
       *out = obj;
       return 0;
@@ -289,7 +252,7 @@ state_read (int dirfd, const char *id, container_state **out, ocisbx_err **err)
   path = state_dir_file_path (dirfd, STATE_FILE);
   if (len == 0)
     return err_set (err, 0, "container \"%s\": %s: empty", id, path);
-  if (ocispec_parse (&state_type, path, data, len, &obj, &msg) == 0)
+  if (ocispec_parse (&container_state_type, path, data, len, &obj, &msg) == 0)
     {
       *out = obj;
       return 0;
@@ -338,7 +301,7 @@ void
 container_state_free (container_state *st)
 {
   if (st)
-    ocispec_free (&state_type, st);
+    ocispec_free (&container_state_type, st);
 }
 
 void

@@ -65,6 +65,9 @@ typedef struct container_state
   size_t poststop_len;
 } container_state;
 
+/* state.json for the libocispec engine (state_doc.c). */
+extern const ocispec_type container_state_type;
+
 /* Container ids: [A-Za-z0-9][A-Za-z0-9_.+-]*, at most STATE_ID_MAX bytes (runc accepts
    the same set), so an id is always one plain path component. */
 int state_validate_id (const char *id, ocisbx_err **err);

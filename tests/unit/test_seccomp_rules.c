@@ -373,14 +373,5 @@ test_repeats_dropped (void)
   oci_config_free (c2);
 }
 
-int
-main (void)
-{
-  static const unit_test tests[] = {
-    T (test_random_profiles),
-    T (test_podman_profile),
-    T (test_too_big_refused_early),
-    T (test_repeats_dropped),
-  };
-  return unit_run (tests, sizeof tests / sizeof tests[0]);
-}
+UNIT_MAIN (T (test_random_profiles), T (test_podman_profile), T (test_too_big_refused_early),
+           T (test_repeats_dropped))
