@@ -124,3 +124,100 @@ ctr() {
 	[[ "$output" == *'.linux.devices[0].path: "dev/rel" is not an absolute path'* ]]
 	[ -z "$(state_entries)" ]
 }
+
+# --- the host's device nodes are never changed -----------------------------------
+
+HOST_NODES="null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0"
+
+# host_nodes: owner, mode and ctime of the host's /dev nodes that containers get.
+host_nodes() {
+	local n
+	for n in $HOST_NODES; do stat -c '%n %u:%g %a %z' "/dev/${n%%:*}"; done
+}
+
+# devices_with_owners: a linux.devices entry for each of them with uid, gid and fileMode
+# that differ from the host's (and the device cgroup rules to use them).
+devices_with_owners() {
+	local n name maj min
+	for n in $HOST_NODES; do
+		IFS=: read -r name maj min <<<"$n"
+		config_add linux.devices "{\"path\":\"/dev/$name\",\"type\":\"c\",\"major\":$maj,\"minor\":$min,\"fileMode\":384,\"uid\":1000,\"gid\":1000}"
+		config_add linux.resources.devices "{\"allow\":true,\"type\":\"c\",\"major\":$maj,\"minor\":$min,\"access\":\"rwm\"}"
+	done
+}
+
+# Another runtime under test may change the host's nodes (crun 1.8 gives /dev/null to a
+# user namespace's root): give them back their owner and mode, whatever the test found.
+teardown() {
+	local path owner mode rest
+	if [ -f "$TESTDIR/host-nodes" ]; then
+		while read -r path owner mode rest; do
+			[ "$(stat -c '%u:%g %a' "$path")" = "$owner $mode" ] && continue
+			chown "$owner" "$path"
+			chmod "$mode" "$path"
+		done <"$TESTDIR/host-nodes"
+	fi
+	common_teardown
+}
+
+# dev_from_host [nodes]: /dev bound from the host (rbind), or each node bound alone
+dev_from_host() {
+	local n
+	if [ "${1:-}" = nodes ]; then
+		for n in $HOST_NODES; do
+			config_add mounts "{\"destination\":\"/dev/${n%%:*}\",\"type\":\"bind\",\"source\":\"/dev/${n%%:*}\",\"options\":[\"bind\"]}"
+		done
+	else
+		config_del 'mounts[destination=/dev]'
+		config_add mounts '{"destination":"/dev","type":"bind","source":"/dev","options":["rbind","nosuid"]}'
+	fi
+}
+
+# create, start, exec, delete a container, then: the host's nodes are as they were.
+assert_host_nodes_kept() {
+	local before after
+	before=$(host_nodes)
+	[ -f "$TESTDIR/host-nodes" ] || echo "$before" >"$TESTDIR/host-nodes"
+	set_args sleep 1000
+	create_container "$CID"
+	runtime start "$CID"
+	wait_for_status "$CID" running
+	runtime exec "$CID" ls -l /dev/null /dev/zero /dev/tty >/dev/null
+	runtime delete --force "$CID"
+	after=$(host_nodes)
+	echo "before:"$'\n'"$before"$'\n'"after:"$'\n'"$after"
+	[ "$before" = "$after" ]
+}
+
+@test "host device nodes: linux.devices entries with uid, gid and fileMode for /dev/null and friends leave the host's alone" {
+	devices_with_owners
+	assert_host_nodes_kept
+}
+
+@test "host device nodes: the same in a user namespace" {
+	use_userns
+	devices_with_owners
+	assert_host_nodes_kept
+}
+
+@test "host device nodes: /dev bound from the host, linux.devices entries for its nodes" {
+	dev_from_host
+	devices_with_owners
+	assert_host_nodes_kept
+}
+
+@test "host device nodes: /dev bound from the host, in a user namespace" {
+	use_userns
+	dev_from_host
+	devices_with_owners
+	assert_host_nodes_kept
+}
+
+@test "host device nodes: each node bound from the host, with linux.devices entries, with and without a user namespace" {
+	dev_from_host nodes
+	devices_with_owners
+	assert_host_nodes_kept
+	runtime delete --force "$CID" 2>/dev/null || true
+	use_userns
+	assert_host_nodes_kept
+}
