@@ -25,8 +25,7 @@ while [ $# -gt 0 ]; do
 	-r) REPS=$2; shift 2 ;;
 	-d) DELAYS=$2; shift 2 ;;
 	-o) OPS=$2; shift 2 ;;
-	-h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "killloop.sh: unknown argument $1" >&2; exit 2 ;;
+	*) soak_bad_arg "$1" 2,16 ;;
 	esac
 done
 soak_setup

@@ -17,6 +17,16 @@ STEP_TIMEOUT=${STEP_TIMEOUT:-60}
 # the containers' cgroups are <hierarchy>/ocisbx/<id> (the default cgroupsPath /ocisbx/<id>)
 CGROUP_DEPTH=3
 
+# soak_bad_arg ARG LINES: -h or --help prints the script's head comment (sed's LINES,
+# "2,12"); anything else is an error.
+soak_bad_arg() {
+	case "$1" in
+	-h | --help) sed -n "$2p" "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	esac
+	echo "$(basename "$0"): unknown argument $1" >&2
+	exit 2
+}
+
 # the scratch dir's parts (also for a step run by xargs, which inherits SOAK_DIR)
 soak_paths() {
 	ROOT="$SOAK_DIR/root"

@@ -32,8 +32,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	-n) N=$2; shift 2 ;;
 	-p) P=$2; shift 2 ;;
-	-h | --help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "parallel.sh: unknown argument $1" >&2; exit 2 ;;
+	*) soak_bad_arg "$1" 2,12 ;;
 	esac
 done
 soak_setup

@@ -22,23 +22,10 @@
 
 /* ------------------------------------------------------------------ helpers */
 
-/* The source tree: $OCISBX_SRCDIR (set by `make check`), else from __FILE__. */
-static char *
-srcdir (void)
-{
-  const char *env = getenv ("OCISBX_SRCDIR");
-  if (env && *env)
-    return strdup (env);
-  const char *tail = strstr (__FILE__, "/tests/unit/test_ocispec.c");
-  if (tail && __FILE__[0] == '/')
-    return strndup (__FILE__, (size_t) (tail - __FILE__));
-  return strdup (".");
-}
-
 static char *
 case_path (const char *name)
 {
-  char *src = srcdir ();
+  char *src = unit_srcdir ();
   char *p = ocispec_strdup_printf ("%s/tests/unit/ocispec_cases/%s", src, name);
   free (src);
   return p;
@@ -62,7 +49,7 @@ static char *
 schema_dir (char **tried)
 {
   const char *env = getenv ("OCI_SCHEMA_DIR");
-  char *src = srcdir ();
+  char *src = unit_srcdir ();
   char *p = env && *env ? strdup (env) : ocispec_strdup_printf ("%s/../shared/oci-schema", src);
   char *test = ocispec_strdup_printf ("%s/test", p);
   struct stat st;

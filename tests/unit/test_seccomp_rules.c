@@ -223,18 +223,6 @@ test_random_profiles (void)
 
 /* ---- real and hostile profiles ---- */
 
-static char *
-srcdir (void)
-{
-  const char *env = getenv ("OCISBX_SRCDIR");
-  const char *tail = strstr (__FILE__, "/tests/unit/test_seccomp_rules.c");
-  if (env && *env)
-    return xstrdup (env);
-  if (tail && __FILE__[0] == '/')
-    return strndup (__FILE__, (size_t) (tail - __FILE__));
-  return xstrdup (".");
-}
-
 /* A config whose linux.seccomp is the JSON object SECCOMP. */
 static oci_config *
 config_with (const char *seccomp)
@@ -242,15 +230,11 @@ config_with (const char *seccomp)
   cleanup_free char *doc = xasprintf ("{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\"},"
                                       "\"linux\":{\"seccomp\":%s}}",
                                       seccomp);
+  cleanup_free char *msg = NULL;
   oci_config *cfg = NULL;
-  char *msg = NULL;
 
   if (oci_config_parse_data (doc, strlen (doc), &cfg, &msg) < 0)
-    {
-      fprintf (stderr, "  parse: %s\n", msg);
-      free (msg);
-      return NULL;
-    }
+    fprintf (stderr, "  parse: %s\n", msg);
   return cfg;
 }
 
@@ -258,7 +242,7 @@ config_with (const char *seccomp)
 static void
 test_podman_profile (void)
 {
-  cleanup_free char *src = srcdir ();
+  cleanup_free char *src = unit_srcdir ();
   cleanup_free char *path = xasprintf ("%s/contrib/seccomp/podman-default.json", src);
   cleanup_free char *json = NULL;
   cleanup_err ocisbx_err *err = NULL;

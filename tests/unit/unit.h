@@ -87,4 +87,17 @@ unit_run (const unit_test *tests, size_t n)
   }
 #define T(fn) { #fn, fn }
 
+/* The source tree (malloc'd): $OCISBX_SRCDIR (set by `make check`), else from __FILE__. */
+static inline char *
+unit_srcdir (void)
+{
+  const char *env = getenv ("OCISBX_SRCDIR");
+  const char *tail = strstr (__FILE__, "/tests/unit/unit.h");
+  if (env && *env)
+    return strdup (env);
+  if (tail && __FILE__[0] == '/')
+    return strndup (__FILE__, (size_t) (tail - __FILE__));
+  return strdup (".");
+}
+
 #endif
