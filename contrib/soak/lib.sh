@@ -91,10 +91,11 @@ tagged_pids() {
 count_procs() { tagged_pids | wc -l; }
 # files of the runtime's in /tmp and /dev/shm: new since soak_setup, named after it or
 # after our ids (other scratch dirs of soak runs aside)
-count_tmp() {
+new_tmp() {
 	find /tmp /dev/shm -maxdepth 1 \( -name "*ocisbx*" -o -name "$PREFIX*" \) ! -name "ocisbx-soak.*" 2>/dev/null |
-		sort | comm -23 - "$SOAK_DIR/tmp.before" | wc -l
+		sort | comm -23 - "$SOAK_DIR/tmp.before"
 }
+count_tmp() { new_tmp | wc -l; }
 
 # wait_no_procs [SECONDS=10]: until no tagged process is left (delete returns before a
 # killed process is reaped); prints how many are left.
@@ -107,9 +108,11 @@ wait_no_procs() {
 	echo "$n"
 }
 
-# counters: one line "state S cgroups C mounts M procs P tmp T"
+# counters: one line "state S cgroups C mounts M procs P tmp T"; the new files in /tmp and
+# /dev/shm are named on stderr (another program on the machine may have made them)
 counters() {
 	echo "state $(count_state) cgroups $(count_cgroups) mounts $(count_mounts) procs $(wait_no_procs) tmp $(count_tmp)"
+	new_tmp | sed 's/^/new file: /' >&2
 }
 
 # force_clean: whatever is left of ours, by hand (so one leak does not cascade)
