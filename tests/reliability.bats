@@ -112,7 +112,7 @@ soak_run() {
 
 requires_root_soak() {
 	[ "$(id -u)" = 0 ] || skip "the soak scripts need root"
-	command -v /usr/bin/time >/dev/null || skip "no /usr/bin/time (apt-get install time)"
+	requires_tool /usr/bin/time time
 }
 
 @test "reliability: soak (a few cycles of create, start, exec, kill, delete) leaves nothing" {

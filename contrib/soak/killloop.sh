@@ -35,7 +35,7 @@ soak_setup
 killed_after() {
 	local ms=$1 rc=0
 	shift
-	SOAK_TAG=$PREFIX timeout --foreground -s KILL "$(echo "scale=4; $ms / 1000" | bc)" \
+	SOAK_TAG=$PREFIX timeout --foreground -s KILL "$(awk -v ms="$ms" 'BEGIN { printf "%.4f", ms / 1000 }')" \
 		"$RUNTIME" --root "$ROOT" "$@" </dev/null >/dev/null 2>&1 || rc=$?
 	[ "$rc" -eq 137 ]
 }

@@ -38,14 +38,14 @@ done
 soak_setup
 export SOAK_DIR SOAK_BUNDLE=$BUNDLE SOAK_PREFIX=$PREFIX OCI_RUNTIME=$RUNTIME STEP_TIMEOUT
 read -r _ s0 _ c0 _ m0 _ p0 _ t0 <<<"$(counters)"
-start=$(date +%s.%N)
+start=$(date +%s%N)
 ids() { seq -f "$PREFIX-%g" 1 "$1" "$N"; }
 phase() { xargs -P "$P" -n 1 "$0" --step "$1" | tee -a "$SOAK_DIR/fails" >&2; }
 : >"$SOAK_DIR/fails"
 ids 1 | phase up
 ids 2 | phase exec
 ids 1 | phase down
-secs=$(echo "$(date +%s.%N) - $start" | bc)
+secs=$(awk -v a="$start" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
 read -r _ s1 _ c1 _ m1 _ p1 _ t1 <<<"$(counters)"
 left="state $((s1 - s0)) cgroups $((c1 - c0)) mounts $((m1 - m0)) procs $((p1 - p0)) tmp $((t1 - t0))"
 f() { grep -c "^FAIL $1 " "$SOAK_DIR/fails"; }
