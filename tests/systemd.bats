@@ -278,3 +278,16 @@ c["linux"]["cgroupsPath"] = "system.slice:ocit:'"$NAME"'"'
 	run sys_exec systemctl is-active "$UNIT"
 	[ "$output" != active ]
 }
+
+@test "systemd: a unit systemd refuses: its words reach the caller, nothing is left" {
+	inner_config 'c["process"]["args"] = ["true"]
+c["linux"]["cgroupsPath"] = "system.slice:ocit:bad~name"'
+	run inner run -b "$INNER_BUNDLE" "$NAME"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"Invalid unit name"* ]] # systemd's words
+	run inner list -q
+	[ -z "$output" ]
+	run sys_exec sh -c "ls -d /sys/fs/cgroup/*/system.slice/*bad* /sys/fs/cgroup/system.slice/*bad* 2>/dev/null"
+	[ -z "$output" ]
+}

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -279,6 +280,21 @@ cg_systemd_check (ocisbx_err **err)
   return 0;
 }
 
+/* P as a file for the helper's stdin (a memfd: no pipe to fill or to break). */
+static int
+props_file (const cg_sd_props *p, ocisbx_err **err)
+{
+  cleanup_close int fd = memfd_create ("ocisbx-systemd-props", MFD_CLOEXEC);
+  if (fd < 0)
+    return err_set (err, errno, "systemd: memfd_create");
+  for (size_t i = 0; i < p->n; i++)
+    if (write_all (fd, p->v[i], strlen (p->v[i])) < 0 || write_all (fd, "\n", 1) < 0)
+      return err_set (err, errno, "systemd: write the properties");
+  if (lseek (fd, 0, SEEK_SET) < 0)
+    return err_set (err, errno, "systemd: lseek");
+  return steal_fd (&fd);
+}
+
 /* ocisbx-systemd CMD UNIT with the properties P on its stdin; its stderr line is the
    error's message. */
 static int
@@ -286,59 +302,48 @@ run_helper (const char *cmd, const char *unit, const cg_sd_props *p, ocisbx_err 
 {
   cleanup_free char *helper = helper_path ();
   cleanup_free char *msg = NULL;
-  int in[2], out[2], status;
+  cleanup_close int in = -1, out_r = -1, out_w = -1;
+  int out[2], status;
   pid_t pid;
   size_t len = 0;
+  char buf[1024];
+  ssize_t r;
 
   if (helper == NULL)
     return cg_systemd_check (err) < 0 ? -1 : err_set (err, ENOENT, "systemd: no `" HELPER "`");
-  if (pipe2 (in, O_CLOEXEC) < 0)
-    return err_set (err, errno, "systemd: pipe");
+  in = props_file (p, err);
+  if (in < 0)
+    return -1;
   if (pipe2 (out, O_CLOEXEC) < 0)
-    {
-      close (in[0]);
-      close (in[1]);
-      return err_set (err, errno, "systemd: pipe");
-    }
+    return err_set (err, errno, "systemd: pipe");
+  out_r = out[0];
+  out_w = out[1];
   pid = fork ();
+  if (pid < 0)
+    return err_set (err, errno, "systemd: fork");
   if (pid == 0)
     {
       sigset_t none;
       sigemptyset (&none);
       sigprocmask (SIG_SETMASK, &none, NULL);
-      if (dup2 (in[0], STDIN_FILENO) < 0 || dup2 (out[1], STDERR_FILENO) < 0)
+      if (dup2 (in, STDIN_FILENO) < 0 || dup2 (out_w, STDERR_FILENO) < 0)
         _exit (127);
       execl (helper, HELPER, cmd, unit, (char *) NULL);
       dprintf (STDERR_FILENO, "exec `%s`: %s\n", helper, strerror (errno));
       _exit (127);
     }
-  close (in[0]);
-  close (out[1]);
-  if (pid < 0)
-    {
-      close (in[1]);
-      close (out[0]);
-      return err_set (err, errno, "systemd: fork");
-    }
-  for (size_t i = 0; i < p->n; i++)
-    if (dprintf (in[1], "%s\n", p->v[i]) < 0)
-      break;
-  close (in[1]);
-  {
-    char buf[1024];
-    ssize_t r;
-    while ((r = read (out[0], buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
-      if (r > 0)
-        {
-          msg = realloc (msg, len + r + 1);
-          if (msg == NULL)
-            abort ();
-          memcpy (msg + len, buf, r);
-          len += r;
-          msg[len] = '\0';
-        }
-  }
-  close (out[0]);
+  close (out_w);
+  out_w = -1;
+  while ((r = read (out_r, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+    if (r > 0)
+      {
+        msg = realloc (msg, len + r + 1);
+        if (msg == NULL)
+          abort ();
+        memcpy (msg + len, buf, r);
+        len += r;
+        msg[len] = '\0';
+      }
   while (waitpid (pid, &status, 0) < 0)
     if (errno != EINTR)
       return err_set (err, errno, "systemd: waitpid");
