@@ -351,6 +351,31 @@ unified_hugetlb() {
 	[ "${#lines[@]}" -eq 3 ]
 }
 
+@test "ps: the default table is ps -ef's lines of the container, also with a ps that has no -q" {
+	set_args sh -c 'sleep 100 & sleep 101 & exec sleep 102'
+	create_started
+	count_pids() { runtime ps --format json "$CID" | tr -d '[]' | tr , '\n' | grep -c .; }
+	wait_for_output 3 10 "container processes" count_pids
+	local pids
+	pids=$(runtime ps --format json "$CID" | tr -d '[]')
+	# ps -ef's header and the lines whose PID is the container's, in ps's order; the C
+	# column (CPU use over the life of the process) moves between two calls: left out
+	no_c() { awk '{ $4 = "-"; print }' "$@"; }
+	ps -ef | awk -v list="$pids" 'BEGIN { n = split(list, a, ","); for (i = 1; i <= n; i++) w[a[i]] = 1 }
+		NR == 1 || ($2 in w)' | no_c >"$TESTDIR/want"
+	[ "$(wc -l <"$TESTDIR/want")" -eq 4 ]
+	runtime ps "$CID" | no_c >"$TESTDIR/got"
+	diff "$TESTDIR/want" "$TESTDIR/got"
+	# a ps without -q (busybox's, an old procps) gives the same table
+	mkdir "$TESTDIR/bin"
+	printf '#!/bin/sh\nfor a; do [ "$a" = -q ] && { echo "ps: invalid option -- q" >&2; exit 1; }; done\nexec %s "$@"\n' \
+		"$(command -v ps)" >"$TESTDIR/bin/ps"
+	chmod +x "$TESTDIR/bin/ps"
+	PATH="$TESTDIR/bin:$PATH" runtime ps "$CID" 2>"$TESTDIR/err2" | no_c >"$TESTDIR/got2"
+	diff "$TESTDIR/want" "$TESTDIR/got2"
+	[ ! -s "$TESTDIR/err2" ]
+}
+
 @test "update: flags change memory, pids and cpu limits" {
 	config_set linux.resources.memory '{"limit": 33554432}'
 	set_args sleep 100

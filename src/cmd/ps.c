@@ -42,11 +42,14 @@ has_pid (const pid_t *pids, size_t n, long pid)
   return bsearch (&key, pids, n, sizeof *pids, pid_cmp) != NULL;
 }
 
-/* Run ps with ARGS, print its header and the lines whose PID column is ours. */
+/* Run ps with ARGV, print its header and the lines whose PID column is ours.  With
+   QUICK (ps -q, which may be missing: busybox, old procps) a ps that printed no header
+   is not an error: *HEADER_SEEN false and nothing printed, for the caller to fall back
+   on; a header and no process (all gone meanwhile: ps -q exits 1) is ps -ef's empty
+   table. */
 static int
-ps_table (char **args, size_t nargs, const pid_t *pids, size_t n)
+ps_run (char **argv, const pid_t *pids, size_t n, bool quick, bool *header_seen)
 {
-  cleanup_strv char **argv = xmalloc0 ((nargs + 3) * sizeof (char *));
   cleanup_fclose FILE *out = NULL;
   posix_spawn_file_actions_t fa;
   int fds[2], status = 0, pid_col = -1, rc = 0;
@@ -55,15 +58,13 @@ ps_table (char **args, size_t nargs, const pid_t *pids, size_t n)
   bool header = true;
   pid_t child;
 
-  argv[0] = xstrdup ("ps");
-  if (nargs == 0)
-    argv[1] = xstrdup ("-ef");
-  for (size_t i = 0; i < nargs; i++)
-    argv[1 + i] = xstrdup (args[i]);
+  *header_seen = false;
   if (pipe2 (fds, O_CLOEXEC) < 0)
     return perror ("ocisbx ps: pipe"), 1;
   posix_spawn_file_actions_init (&fa);
   posix_spawn_file_actions_adddup2 (&fa, fds[1], STDOUT_FILENO);
+  if (quick)
+    posix_spawn_file_actions_addopen (&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
   errno = posix_spawnp (&child, "ps", &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy (&fa);
   close (fds[1]);
@@ -90,10 +91,13 @@ ps_table (char **args, size_t nargs, const pid_t *pids, size_t n)
           free (copy);
           if (pid_col < 0)
             {
+              if (quick)
+                break; /* not the table we asked for: the caller falls back */
               fprintf (stderr, "ocisbx ps: no PID column in the output of ps\n");
               rc = 1;
               break;
             }
+          *header_seen = true;
           fputs (line, stdout);
           continue;
         }
@@ -109,14 +113,59 @@ ps_table (char **args, size_t nargs, const pid_t *pids, size_t n)
         fputs (line, stdout);
     }
   free (line);
+  if (out)
+    {
+      fclose (out); /* a ps still writing gets EPIPE rather than blocking us */
+      out = NULL;
+    }
   while (waitpid (child, &status, 0) < 0 && errno == EINTR)
     ;
-  if (rc == 0 && !(WIFEXITED (status) && WEXITSTATUS (status) == 0))
+  if (rc != 0 || (quick && !*header_seen))
+    return rc;
+  if (!(WIFEXITED (status) && (WEXITSTATUS (status) == 0 || (quick && WEXITSTATUS (status) == 1))))
     {
       fprintf (stderr, "ocisbx ps: ps failed\n");
       rc = 1;
     }
   return rc;
+}
+
+/* The longest pid list given to ps -q as one argument (the kernel takes 128 KiB). */
+#define PS_QUICK_MAX (64 * 1024)
+
+/* `ps ARGS` (default -ef) filtered to the container's PIDS (sorted).  Without ARGS, ps -f
+   -q PIDS prints the same lines as ps -ef but reads only the container's processes, not
+   every process of the host; a ps without -q gets the -ef run. */
+static int
+ps_table (char **args, size_t nargs, const pid_t *pids, size_t n)
+{
+  cleanup_strv char **argv = xmalloc0 ((nargs + 4) * sizeof (char *));
+  bool seen;
+
+  argv[0] = xstrdup ("ps");
+  if (nargs == 0 && n > 0 && n < PS_QUICK_MAX / 12)
+    {
+      char *list = xmalloc0 (n * 12 + 1), *p = list;
+      int rc;
+      for (size_t i = 0; i < n; i++)
+        p += sprintf (p, "%s%d", i ? "," : "", (int) pids[i]);
+      argv[1] = xstrdup ("-f");
+      argv[2] = xstrdup ("-q");
+      argv[3] = list;
+      rc = ps_run (argv, pids, n, true, &seen);
+      if (rc != 0 || seen)
+        return rc;
+      for (int i = 1; i < 4; i++)
+        {
+          free (argv[i]);
+          argv[i] = NULL;
+        }
+    }
+  if (nargs == 0)
+    argv[1] = xstrdup ("-ef");
+  for (size_t i = 0; i < nargs; i++)
+    argv[1 + i] = xstrdup (args[i]);
+  return ps_run (argv, pids, n, false, &seen);
 }
 
 int
