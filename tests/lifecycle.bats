@@ -190,6 +190,50 @@ create_running() {
 	wait_pid_gone "$init"
 }
 
+@test "kill: a stopped container is refused with \"container not running\" (containerd matches it)" {
+	set_args true
+	create_container "$CID"
+	runtime start "$CID"
+	wait_for_status "$CID" stopped
+	run runtime kill "$CID" KILL
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"container not running"* ]]
+	run runtime kill "$CID" 0
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"container not running"* ]]
+}
+
+@test "kill: signal 0 only checks that the container runs" {
+	create_running "$CID" sleep 100
+	run runtime kill "$CID" 0
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(container_status "$CID")" = running ]
+}
+
+@test "kill --all: a stopped container's leftovers in its cgroup are signalled (exit 0)" {
+	# without a pid namespace a child outlives the init, in the container's cgroup
+	bind_shared /mnt
+	config_del 'linux.namespaces[type=pid]'
+	set_args sh -c 'sleep 100 </dev/null >/dev/null 2>&1 & echo $! >/mnt/child'
+	create_container "$CID"
+	runtime start "$CID"
+	wait_for_status "$CID" stopped
+	wait_for_file "$SHARED/child"
+	child=$(cat "$SHARED/child")
+	pid_alive "$child"
+	run runtime kill --all "$CID" KILL
+	echo "$output"
+	[ "$status" -eq 0 ]
+	wait_pid_gone "$child"
+	# nothing left: still fine
+	run runtime kill --all "$CID" KILL
+	[ "$status" -eq 0 ]
+	run runtime delete "$CID"
+	[ "$status" -eq 0 ]
+}
+
 @test "create --pid-file: holds the pid that state reports" {
 	set_args sleep 100
 	run create_container "$CID" --pid-file "$TESTDIR/pidfile"

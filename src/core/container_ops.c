@@ -118,7 +118,7 @@ load_cgroup (const container_state *st, cgroup_manager **m, ocisbx_err **err)
 {
   *m = NULL;
   if (st->cgroup == NULL || st->cgroup[0] == '\0')
-    return err_set (err, 0, "no cgroup recorded");
+    return err_set (err, ENOENT, "no cgroup recorded");
   return cgroup_load (CGROUP_FS_ROOT, st->cgroup, m, err);
 }
 
@@ -222,6 +222,26 @@ container_start (const char *root, const char *id, ocisbx_err **err)
 
 /* ---- kill ---- */
 
+/* --all: every process left in the container's cgroups.  Without a pid namespace of
+   its own they outlive the init, so a stopped container is signalled too (as runc);
+   one whose cgroups are gone has nothing left: done. */
+static int
+kill_all (const container_state *st, container_status status, int sig, ocisbx_err **err)
+{
+  cgroup_manager *m = NULL;
+  int r = load_cgroup (st, &m, err);
+
+  if (r == 0)
+    r = cgroup_kill_all (m, sig, err);
+  cgroup_manager_free (m);
+  if (r < 0 && (status == STATUS_STOPPED || status == STATUS_CREATING) && (*err)->errnum == ENOENT)
+    {
+      err_freep (err);
+      return 0;
+    }
+  return r;
+}
+
 int
 container_kill (const char *root, const char *id, int sig, bool all, ocisbx_err **err)
 {
@@ -231,20 +251,18 @@ container_kill (const char *root, const char *id, int sig, bool all, ocisbx_err 
   if (open_container (root, id, 0, &o, err) < 0)
     return -1;
   status = state_status (o.dirfd, o.st);
-  if (status == STATUS_STOPPED || status == STATUS_CREATING)
-    return err_set (err, 0, "container \"%s\" is not running", id);
   if (all)
     {
-      cleanup_err ocisbx_err *e = NULL;
-      cgroup_manager *m = NULL;
-      int r = load_cgroup (o.st, &m, &e);
-      if (r == 0)
-        r = cgroup_kill_all (m, sig, &e);
-      cgroup_manager_free (m);
-      if (r == 0)
+      if (kill_all (o.st, status, sig, err) == 0)
         return 0;
-      log_debug ("kill --all: %s; signalling the init only", e->msg);
+      if (status == STATUS_STOPPED || status == STATUS_CREATING)
+        return err_wrap (err, "kill --all \"%s\"", id);
+      log_debug ("kill --all: %s; signalling the init only", (*err)->msg);
+      err_freep (err);
     }
+  /* containerd (CRI) takes a kill error for "already gone" only by these words */
+  if (status == STATUS_STOPPED || status == STATUS_CREATING)
+    return err_set (err, 0, "cannot signal container \"%s\": container not running", id);
   return signal_init (o.st, sig, err);
 }
 

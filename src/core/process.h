@@ -145,7 +145,8 @@ int process_capset (uint64_t effective, uint64_t permitted, uint64_t inheritable
 
 /* ---- name tables (unit-tested) ---- */
 
-/* "KILL", "SIGKILL", "kill", "9", "RTMIN+2": the signal number, or -1. */
+/* "KILL", "SIGKILL", "kill", "9", "RTMIN+2": the signal number, or -1.  "0" is 0 (kill's
+   check that the process exists). */
 int signal_parse (const char *s);
 /* "CAP_CHOWN" -> 0 ... "CAP_CHECKPOINT_RESTORE" -> 40; -1 when unknown. */
 int capability_from_name (const char *name);

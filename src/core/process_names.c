@@ -54,7 +54,7 @@ signal_parse (const char *s)
   if (s == NULL || *s == '\0')
     return -1;
   if (parse_uint (s, 1000000, &n))
-    return n >= 1 && n <= SIGRTMAX ? (int) n : -1;
+    return n <= SIGRTMAX ? (int) n : -1; /* 0: only whether it exists */
   if (strncasecmp (s, "SIG", 3) == 0)
     s += 3;
   for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
