@@ -411,6 +411,10 @@ typedef struct oci_state
   int32_t *pid;
   char *bundle;
   struct ocispec_map annotations;
+  /* beyond the spec, what runc's `state` prints too (go-runc reads them) */
+  char *rootfs;
+  char *created; /* RFC 3339 */
+  char *owner;   /* user name, or "#UID" */
 } oci_state;
 
 /* ---- features ---- */

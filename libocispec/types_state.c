@@ -1,4 +1,5 @@
-/* The field table of the state document, per state-schema.json. */
+/* The field table of the state document, per state-schema.json, plus the fields runc's
+   `state` prints beside them (rootfs, created, owner: the schema allows others). */
 #include <config.h>
 
 #include "internal.h"
@@ -22,6 +23,9 @@ static const ocispec_field state_fields[] = {
   F_NUM ("pid", OCISPEC_INT32, oci_state, pid, OCISPEC_F_PTR),
   F_STR ("bundle", oci_state, bundle, OCISPEC_F_REQUIRED),
   F_MAP ("annotations", oci_state, annotations, 0),
+  F_STR ("rootfs", oci_state, rootfs, 0),
+  F_STR ("created", oci_state, created, 0),
+  F_STR ("owner", oci_state, owner, 0),
 };
 const ocispec_type oci_state_type = OCISPEC_TYPE (oci_state, state_fields, validate_state);
 

@@ -137,6 +137,28 @@ setup() {
 	[ "$(json_field pid "$TESTDIR/state.json")" = 0 ]
 }
 
+@test "state: rootfs, created and owner beside the spec's fields, as runc prints them (go-runc reads them)" {
+	set_args sleep 100
+	create_container "$CID"
+	runtime state "$CID" >"$TESTDIR/state.json"
+	run validate_json state-schema.json "$TESTDIR/state.json"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	runtime list --format json >"$TESTDIR/list.json"
+	"$PYTHON" - "$TESTDIR/state.json" "$TESTDIR/list.json" "$BUNDLE" <<-'EOF'
+		import json, sys, datetime
+		s = json.load(open(sys.argv[1]))
+		l = json.load(open(sys.argv[2]))[0]
+		assert s["rootfs"] == sys.argv[3] + "/rootfs", s
+		assert s["created"] == l["created"] and s["created"].endswith("Z"), (s, l)
+		datetime.datetime.strptime(s["created"][:19], "%Y-%m-%dT%H:%M:%S")
+		assert "owner" in s, s  # runc 1.1 leaves it empty
+	EOF
+	if is_ocisbx; then
+		[ "$(json_field owner "$TESTDIR/state.json")" = root ]
+	fi
+}
+
 @test "--version: names the runtime-spec version that spec writes" {
 	run "$OCI_RUNTIME" --version
 	echo "$output"

@@ -69,8 +69,8 @@ int container_list (const char *root, container_info **out, size_t *n, ocisbx_er
 char *container_list_json (const container_info *infos, size_t n);
 void container_info_free (container_info *infos, size_t n);
 
-/* The state document (runtime-spec "state") of ST with STATUS, as hooks, listeners and
-   `state` see it; malloc'd. */
+/* The state document (runtime-spec "state") of ST with STATUS, as hooks and listeners
+   see it; malloc'd.  (`state` adds rootfs, created and owner, as runc.) */
 char *container_state_doc (const container_state *st, container_status status, bool pretty);
 
 #endif

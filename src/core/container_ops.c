@@ -62,11 +62,21 @@ open_container (const char *root, const char *id, int lock, opened *o, ocisbx_er
   return state_read (o->dirfd, id, &o->st, err);
 }
 
-char *
-container_state_doc (const container_state *st, container_status status, bool pretty)
+/* The name of UID in the host's passwd, else "#UID". */
+static char *
+container_owner_name (uid_t uid)
+{
+  char *name = passwd_field ("/etc/passwd", uid, 0);
+  return name ? name : xasprintf ("#%u", (unsigned) uid);
+}
+
+/* The spec's state document; RUNTIME_FIELDS adds what runc's `state` prints beside it. */
+static char *
+state_doc (const container_state *st, container_status status, bool pretty, bool runtime_fields)
 {
   oci_state s = { 0 };
   int32_t pid = status == STATUS_STOPPED ? 0 : st->pid;
+  cleanup_free char *owner = NULL;
   char *json = NULL, *msg = NULL;
 
   s.oci_version = st->oci_version ? st->oci_version : (char *) OCI_SPEC_VERSION;
@@ -75,6 +85,12 @@ container_state_doc (const container_state *st, container_status status, bool pr
   s.pid = &pid;
   s.bundle = st->bundle;
   s.annotations = st->annotations;
+  if (runtime_fields)
+    {
+      s.rootfs = st->rootfs ? st->rootfs : (char *) "";
+      s.created = st->created ? st->created : (char *) "";
+      s.owner = owner = container_owner_name (st->owner);
+    }
   if (oci_state_generate (&s, pretty, &json, NULL, &msg) < 0)
     {
       log_warning ("%s", msg);
@@ -82,6 +98,12 @@ container_state_doc (const container_state *st, container_status status, bool pr
       return xstrdup ("{}");
     }
   return json;
+}
+
+char *
+container_state_doc (const container_state *st, container_status status, bool pretty)
+{
+  return state_doc (st, status, pretty, false);
 }
 
 /* ---- signals to the init, robust against a reused pid ---- */
@@ -436,7 +458,7 @@ container_state_json (const char *root, const char *id, char **json, ocisbx_err 
 
   if (open_container (root, id, 0, &o, err) < 0)
     return -1;
-  *json = container_state_doc (o.st, state_status (o.dirfd, o.st), true);
+  *json = state_doc (o.st, state_status (o.dirfd, o.st), true, true);
   return 0;
 }
 
@@ -451,11 +473,9 @@ info_cmp (const void *a, const void *b)
 static char *
 owner_name (uid_t owner, const container_info *prev)
 {
-  char *name;
   if (prev && prev->owner == owner)
     return xstrdup (prev->owner_name);
-  name = passwd_field ("/etc/passwd", owner, 0);
-  return name ? name : xasprintf ("#%u", (unsigned) owner);
+  return container_owner_name (owner);
 }
 
 int
