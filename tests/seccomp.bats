@@ -538,3 +538,16 @@ allowlist_case() {
 		allowlist_case "$nnp" run
 	done
 }
+
+@test "seccomp: the first container in a fresh --root warns nothing (the cache directory is made)" {
+	block_rule SCMP_ACT_ERRNO
+	set_args true
+	fresh="$TESTDIR/fresh/root"
+	run "$OCI_RUNTIME" --root "$fresh" run -b "$BUNDLE" "$CID" </dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	if is_ocisbx; then
+		[ -d "$fresh/seccomp-cache" ]
+	fi
+}

@@ -257,12 +257,17 @@ setup_notify (create_ctx *c, ocisbx_err **err)
   return 0;
 }
 
+/* --root, made if missing: the seccomp cache lives in it. */
+static int
+open_state_root (create_ctx *c, ocisbx_err **err)
+{
+  c->rootfd = state_root_open (c->o->root, true, err);
+  return c->rootfd < 0 ? -1 : 0;
+}
+
 static int
 claim_id (create_ctx *c, ocisbx_err **err)
 {
-  c->rootfd = state_root_open (c->o->root, true, err);
-  if (c->rootfd < 0)
-    return -1;
   c->lockfd = state_dir_create (c->rootfd, c->o->id, err);
   if (c->lockfd < 0)
     return -1;
@@ -622,6 +627,8 @@ int
 create_run_pipeline (create_ctx *c, ocisbx_err **err)
 {
   c->created = state_timestamp_now ();
+  if (open_state_root (c, err) < 0)
+    return -1;
   /* The filter first: the choice of exec protection depends on it, and may re-execute
      us, which must happen before the state dir and the cgroups exist. */
   if (prepare_seccomp (c, err) < 0 || choose_exec_protection (c, err) < 0)
