@@ -10,11 +10,12 @@ setup() {
 	set_args sleep 100
 	config_add process.env "OCIT_TAG=$CID"
 	# One script serves every hook: "hook.sh PHASE" appends "PHASE <state JSON>" to the log.
-	# Host hooks log to $SHARED/log; startContainer runs inside the container (/mnt/log).
+	# Host hooks log to $SHARED/log; startContainer runs inside the container (/mnt/log);
+	# HOOK_LOG says where.
 	cat >"$TESTDIR/hook.sh" <<-'SH'
 		#!/bin/sh
 		state=$(cat)
-		log=${HOOK_LOG:-/mnt/log}
+		log=${HOOK_LOG:-/dev/null} # never a default path: a host hook would write the host's
 		# a slow startContainer hook: poststart must still come after it (and the exec)
 		[ "$1" != startContainer ] || sleep 0.5
 		# what the container's init runs when poststart comes: the process, not the runtime
@@ -44,7 +45,7 @@ phases() { awk '{print $1}' "$SHARED/log" | tr '\n' ' '; }
 
 @test "hooks: every kind runs once, in the spec's order, with its env" {
 	h=$TESTDIR/hook.sh
-	inner='{"path":"/hook.sh","args":["hook.sh","startContainer"],"env":["HOOK_ENV=env-startContainer"]}'
+	inner='{"path":"/hook.sh","args":["hook.sh","startContainer"],"env":["HOOK_LOG=/mnt/log","HOOK_ENV=env-startContainer"]}'
 	config_set hooks "{\"prestart\":[$(hook "$h" prestart)],\"createRuntime\":[$(hook "$h" createRuntime)],
 		\"createContainer\":[$(hook "$h" createContainer)],\"startContainer\":[$inner],
 		\"poststart\":[$(hook "$h" poststart)],\"poststop\":[$(hook "$h" poststop)]}"
@@ -78,7 +79,7 @@ phases() { awk '{print $1}' "$SHARED/log" | tr '\n' ' '; }
 @test "hooks: run: startContainer, then the exec, then poststart; poststop when run ends" {
 	requires_ocisbx "runc 1.1 runs poststart hooks before the process is executed"
 	h=$TESTDIR/hook.sh
-	inner='{"path":"/hook.sh","args":["hook.sh","startContainer"],"env":["HOOK_ENV=env-startContainer"]}'
+	inner='{"path":"/hook.sh","args":["hook.sh","startContainer"],"env":["HOOK_LOG=/mnt/log","HOOK_ENV=env-startContainer"]}'
 	config_set hooks "{\"startContainer\":[$inner],\"poststart\":[$(hook "$h" poststart)],
 		\"poststop\":[$(hook "$h" poststop)]}"
 	set_args sh -c 'while ! grep -q "^poststart " /mnt/log; do sleep 0.1; done; exec sleep 0.5'
@@ -158,4 +159,59 @@ phases() { awk '{print $1}' "$SHARED/log" | tr '\n' ' '; }
 	# runc 1.1 kills the hook but then waits for its stdout (held by the hook's child)
 	if is_ocisbx; then [ $(($(date +%s) - start)) -lt 20 ]; fi
 	assert_nothing_left
+}
+
+@test "hooks: a failing poststart hook is a warning: the hooks after it run, start succeeds" {
+	requires_ocisbx "runc 1.1 runs poststart hooks in create and stops at the first failure"
+	config_set hooks "{\"poststart\":[$(hook "$TESTDIR/hook.sh" fail),$(hook "$TESTDIR/hook.sh" after)]}"
+	create_container "$CID"
+	run runtime start "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *warning*"poststart hook #0"*"status 7"* ]]
+	[ "$(phases)" = "fail after " ]
+	[ "$(container_status "$CID")" = running ]
+}
+
+@test "hooks: a failing poststop hook is a warning: the hooks after it run, delete succeeds" {
+	requires_ocisbx "runc 1.1 stops at the first failing poststop hook"
+	config_set hooks "{\"poststop\":[$(hook "$TESTDIR/hook.sh" fail),$(hook "$TESTDIR/hook.sh" after)]}"
+	create_container "$CID"
+	runtime kill "$CID" KILL
+	wait_for_status "$CID" stopped
+	run runtime delete "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *warning*"poststop hook #0"*"status 7"* ]]
+	[ "$(phases)" = "fail after " ]
+	assert_nothing_left
+}
+
+# hook_noenv PATH PHASE: a hook object without env
+hook_noenv() { echo "{\"path\":\"$1\",\"args\":[\"hook.sh\",\"$2\"]}"; }
+
+@test "hooks: a hook without env gets the runtime's environment (the process's for startContainer)" {
+	h=$TESTDIR/hook.sh
+	# the log at one path for hooks on the host, in the init and in the container
+	bind_shared "$SHARED"
+	config_add process.env HOOK_ENV=from-process
+	config_add process.env "HOOK_LOG=$SHARED/log"
+	config_set hooks "{\"prestart\":[$(hook_noenv "$h" prestart)],\"createRuntime\":[$(hook_noenv "$h" createRuntime)],
+		\"createContainer\":[$(hook_noenv "$h" createContainer)],
+		\"startContainer\":[$(hook_noenv /hook.sh startContainer)],
+		\"poststart\":[$(hook_noenv "$h" poststart)],\"poststop\":[$(hook_noenv "$h" poststop)]}"
+	export HOOK_LOG=$SHARED/log HOOK_ENV=from-runtime
+	create_container "$CID"
+	runtime start "$CID"
+	for _ in $(seq 50); do grep -q '^poststart ' "$SHARED/log" && break; sleep 0.1; done
+	runtime kill "$CID" KILL
+	wait_for_status "$CID" stopped
+	runtime delete "$CID"
+	cat "$SHARED/log"
+	for p in prestart createRuntime poststart poststop; do
+		grep -q "^$p from-runtime " "$SHARED/log"
+	done
+	grep -q "^startContainer from-process " "$SHARED/log"
+	# runc 1.1 has set the process's environment in its init already, crun has not
+	if is_ocisbx; then grep -q "^createContainer from-runtime " "$SHARED/log"; fi
 }

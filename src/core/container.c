@@ -536,8 +536,8 @@ parent_hooks (create_ctx *c, ocisbx_err **err)
     return -1;
   sync_msg_clear (&m);
   state = create_state_json (c, "creating");
-  if (hooks_run (h->prestart, h->prestart_len, state, "prestart", err) < 0
-      || hooks_run (h->create_runtime, h->create_runtime_len, state, "createRuntime", err) < 0)
+  if (hooks_run (h->prestart, h->prestart_len, state, "prestart", NULL, err) < 0
+      || hooks_run (h->create_runtime, h->create_runtime_len, state, "createRuntime", NULL, err) < 0)
     return -1;
   return sync_send (c->sync_parent, SYNC_HOOKS_DONE, 0, NULL, 0, -1, err);
 }

@@ -214,7 +214,8 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
           || sync_recv (s->sock, SYNC_HOOKS_DONE, &m, err) < 0)
         return -1;
     }
-  if (h && hooks_run (h->create_container, h->create_container_len, s->state_creating, "createContainer", err) < 0)
+  if (h && hooks_run (h->create_container, h->create_container_len, s->state_creating, "createContainer", NULL,
+                      err) < 0)
     return -1;
   if (rootfs_pivot (&c->rctx, rootfd, err) < 0)
     return -1;
@@ -269,7 +270,8 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
     }
   close (c->dirfd);
   c->dirfd = -1;
-  if (h && hooks_run (h->start_container, h->start_container_len, s->state_created, "startContainer", err) < 0)
+  if (h && hooks_run (h->start_container, h->start_container_len, s->state_created, "startContainer",
+                      c->proc.envp, err) < 0)
     return -1;
   return process_finish_and_exec (&c->proc, exe, c->start_now ? s->sock : -1, err);
 }

@@ -201,13 +201,11 @@ void
 container_poststart (const container_state *st)
 {
   cleanup_free char *doc = NULL;
-  cleanup_err ocisbx_err *err = NULL;
 
   if (st->poststart_len == 0)
     return;
   doc = container_state_doc (st, STATUS_RUNNING, false);
-  if (hooks_run (st->poststart, st->poststart_len, doc, "poststart", &err) < 0)
-    log_warning ("%s", err->msg);
+  hooks_run_all (st->poststart, st->poststart_len, doc, "poststart");
 }
 
 /* NOTIFY_SOCKET (notify.h): start listens before the process runs and returns once
@@ -361,11 +359,7 @@ container_delete_at (int rootfd, int dirfd, const char *id, container_state *st,
   if (st->poststop_len)
     {
       cleanup_free char *doc = container_state_doc (st, STATUS_STOPPED, false);
-      if (hooks_run (st->poststop, st->poststop_len, doc, "poststop", &e) < 0)
-        {
-          log_warning ("%s", e->msg);
-          err_freep (&e);
-        }
+      hooks_run_all (st->poststop, st->poststop_len, doc, "poststop");
     }
   return state_dir_remove (rootfd, id, err);
 }

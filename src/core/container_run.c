@@ -56,7 +56,6 @@ run_poststart (create_ctx *c)
 {
   const oci_hooks *h = c->cfg->hooks;
   cleanup_free char *doc = NULL;
-  cleanup_err ocisbx_err *err = NULL;
   char b;
   ssize_t n;
 
@@ -66,8 +65,7 @@ run_poststart (create_ctx *c)
     n = recv (c->sync_parent, &b, 1, 0);
   while (n > 0 || (n < 0 && errno == EINTR));
   doc = create_state_json (c, "running");
-  if (hooks_run (h->poststart, h->poststart_len, doc, "poststart", &err) < 0)
-    log_warning ("%s", err->msg);
+  hooks_run_all (h->poststart, h->poststart_len, doc, "poststart");
 }
 
 /* The created container, running: wait for it (unless detached). */

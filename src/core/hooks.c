@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "utils.h"
 
 #define HOOK_OUTPUT_MAX 4096
@@ -33,8 +34,10 @@ trim (char *s)
     s[--n] = '\0';
 }
 
+extern char **environ;
+
 static int
-spawn_hook (const oci_hook *h, int in_fd, int out_fd, pid_t *pid)
+spawn_hook (const oci_hook *h, char *const *default_env, int in_fd, int out_fd, pid_t *pid)
 {
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t attr;
@@ -48,6 +51,7 @@ spawn_hook (const oci_hook *h, int in_fd, int out_fd, pid_t *pid)
     memcpy (argv, h->args, h->args_len * sizeof (char *));
   else
     argv[0] = h->path;
+  /* a hook without env gets ours, as in runc and crun */
   envp = xmalloc0 ((h->env_len + 1) * sizeof (char *));
   if (h->env_len)
     memcpy (envp, h->env, h->env_len * sizeof (char *));
@@ -64,14 +68,15 @@ spawn_hook (const oci_hook *h, int in_fd, int out_fd, pid_t *pid)
   posix_spawnattr_setsigmask (&attr, &none);
   posix_spawnattr_setsigdefault (&attr, &all);
   posix_spawnattr_setflags (&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  r = posix_spawn (pid, h->path, &fa, &attr, argv, envp);
+  r = posix_spawn (pid, h->path, &fa, &attr, argv, h->env_len ? envp : default_env ? default_env : environ);
   posix_spawn_file_actions_destroy (&fa);
   posix_spawnattr_destroy (&attr);
   return r;
 }
 
 static int
-run_one (const oci_hook *h, size_t idx, const char *state_json, const char *phase, ocisbx_err **err)
+run_one (const oci_hook *h, size_t idx, const char *state_json, const char *phase, char *const *default_env,
+         ocisbx_err **err)
 {
   int sv[2], pp[2];
   cleanup_close int in_w = -1, in_r = -1, out_r = -1, out_w = -1, pidfd = -1;
@@ -91,7 +96,7 @@ run_one (const oci_hook *h, size_t idx, const char *state_json, const char *phas
   out_r = pp[0];
   out_w = pp[1];
 
-  r = spawn_hook (h, in_r, out_w, &pid);
+  r = spawn_hook (h, default_env, in_r, out_w, &pid);
   if (r != 0)
     return err_set (err, r, "%s hook #%zu: exec `%s`", phase, idx, h->path);
   close (steal_fd (&in_r));
@@ -186,10 +191,22 @@ run_one (const oci_hook *h, size_t idx, const char *state_json, const char *phas
 }
 
 int
-hooks_run (const oci_hook *h, size_t n, const char *state_json, const char *phase, ocisbx_err **err)
+hooks_run (const oci_hook *h, size_t n, const char *state_json, const char *phase, char *const *default_env,
+           ocisbx_err **err)
 {
   for (size_t i = 0; i < n; i++)
-    if (run_one (&h[i], i, state_json, phase, err) < 0)
+    if (run_one (&h[i], i, state_json, phase, default_env, err) < 0)
       return -1;
   return 0;
+}
+
+void
+hooks_run_all (const oci_hook *h, size_t n, const char *state_json, const char *phase)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      cleanup_err ocisbx_err *err = NULL;
+      if (run_one (&h[i], i, state_json, phase, NULL, &err) < 0)
+        log_warning ("%s", err->msg);
+    }
 }

@@ -11,7 +11,10 @@
  *                            is resolved in the container's root
  *   poststart                the `start` (or `run`) process, after the start
  *   poststop                 `delete`
- * A failing hook makes create (or start) fail; poststart/poststop failures are warnings.
+ * A failing hook makes create (or start) fail; a failing poststart or poststop hook is
+ * a warning, and the hooks after it still run (runtime-spec).
+ * A hook without env gets the environment of whoever runs it: the runtime's, and for
+ * startContainer the process's (process.env, HOME filled in), as runc and crun.
  */
 #ifndef OCISBX_HOOKS_H
 #define OCISBX_HOOKS_H
@@ -22,7 +25,11 @@
 #include "ocispec.h"
 
 /* Run the N hooks of PHASE ("prestart", ...) in order; the first failure stops them.
+   DEFAULT_ENV (NULL: ours) is for hooks without env.
    Errors: "PHASE hook #I (`path`): exited with status 1: <its output>". */
-int hooks_run (const oci_hook *h, size_t n, const char *state_json, const char *phase, ocisbx_err **err);
+int hooks_run (const oci_hook *h, size_t n, const char *state_json, const char *phase, char *const *default_env,
+               ocisbx_err **err);
+/* poststart, poststop: every hook runs; each failure is logged as a warning. */
+void hooks_run_all (const oci_hook *h, size_t n, const char *state_json, const char *phase);
 
 #endif
