@@ -146,6 +146,17 @@ status_field() {
 		Eff 0000000000000020 Bnd 0000000000000420 Amb 0000000000000020)" ]
 }
 
+@test "process: an unknown capability (CAP_BOGUS) is a warning and left out, the rest applies" {
+	# runtime-spec 1.3 config.md: MUST be logged as a warning, SHOULD NOT fail (runc warns too)
+	config_set process.capabilities '{"bounding":["CAP_KILL","CAP_BOGUS"],"permitted":["CAP_KILL","CAP_BOGUS"],
+		"effective":["CAP_BOGUS","CAP_KILL"]}'
+	set_args sh -c 'grep ^CapBnd /proc/self/status'
+	run_container "$CID" </dev/null >"$TESTDIR/out" 2>"$TESTDIR/err"
+	cat "$TESTDIR/out" "$TESTDIR/err"
+	[ "$(cut -f2 "$TESTDIR/out")" = 0000000000000020 ]
+	grep -i warn "$TESTDIR/err" | grep -q CAP_BOGUS
+}
+
 @test "process: noNewPrivileges" {
 	status_field NoNewPrivs
 	[ "$output" = 1 ]

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "lsm.h"
+#include "log.h"
 #include "terminal.h"
 #include "utils.h"
 
@@ -27,20 +28,54 @@
 
 /* ---- parent: the plan ---- */
 
+/* The highest capability the kernel knows. */
 static int
-cap_mask (char **names, size_t n, const char *doc, const char *field, const char *set, uint64_t *out,
-          ocisbx_err **err)
+last_cap (void)
+{
+  int c = CAPABILITY_MAX;
+  while (c > 0 && prctl (PR_CAPBSET_READ, c, 0, 0, 0) < 0)
+    c--;
+  return c;
+}
+
+/* A capability this kernel lacks, or whose name nobody knows, is left out with a warning
+   (runtime-spec config.md: MUST be logged, SHOULD NOT fail; runc does the same).  The
+   names go to *SKIPPED (", "-separated, each once). */
+static void
+cap_mask (char **names, size_t n, int last, uint64_t *out, char **skipped)
 {
   *out = 0;
   for (size_t i = 0; i < n; i++)
     {
       int cap = capability_from_name (names[i]);
-      if (cap < 0)
-        return err_set (err, 0, "%s: %s.capabilities.%s[%zu]: unknown capability \"%s\"", doc, field, set, i,
-                        names[i]);
-      *out |= 1ULL << cap;
+      if (cap >= 0 && cap <= last)
+        {
+          *out |= 1ULL << cap;
+          continue;
+        }
+      cleanup_free char *quoted = xasprintf ("\"%.64s\"", names[i]);
+      if (*skipped && strstr (*skipped, quoted))
+        continue;
+      char *joined = xasprintf ("%s%s%s", *skipped ? *skipped : "", *skipped ? ", " : "", quoted);
+      free (*skipped);
+      *skipped = joined;
     }
-  return 0;
+}
+
+static void
+prepare_caps (const oci_capabilities *c, const char *doc, const char *field, process_plan *plan)
+{
+  cleanup_free char *skipped = NULL;
+  int last = last_cap ();
+
+  plan->has_caps = true;
+  cap_mask (c->bounding, c->bounding_len, last, &plan->cap_bounding, &skipped);
+  cap_mask (c->effective, c->effective_len, last, &plan->cap_effective, &skipped);
+  cap_mask (c->inheritable, c->inheritable_len, last, &plan->cap_inheritable, &skipped);
+  cap_mask (c->permitted, c->permitted_len, last, &plan->cap_permitted, &skipped);
+  cap_mask (c->ambient, c->ambient_len, last, &plan->cap_ambient, &skipped);
+  if (skipped)
+    log_warning ("%s: %s.capabilities: ignoring unknown or unavailable capabilities: %s", doc, field, skipped);
 }
 
 static const struct
@@ -183,16 +218,7 @@ process_prepare (const oci_process *p, const char *doc, const char *field, char 
     }
 
   if (p->capabilities)
-    {
-      const oci_capabilities *c = p->capabilities;
-      plan->has_caps = true;
-      if (cap_mask (c->bounding, c->bounding_len, doc, field, "bounding", &plan->cap_bounding, err) < 0
-          || cap_mask (c->effective, c->effective_len, doc, field, "effective", &plan->cap_effective, err) < 0
-          || cap_mask (c->inheritable, c->inheritable_len, doc, field, "inheritable", &plan->cap_inheritable, err) < 0
-          || cap_mask (c->permitted, c->permitted_len, doc, field, "permitted", &plan->cap_permitted, err) < 0
-          || cap_mask (c->ambient, c->ambient_len, doc, field, "ambient", &plan->cap_ambient, err) < 0)
-        return -1;
-    }
+    prepare_caps (p->capabilities, doc, field, plan);
 
   if (p->rlimits_len)
     {
@@ -309,16 +335,6 @@ process_apply_early (const process_plan *plan, ocisbx_err **err)
   if (plan->has_sched && syscall (SYS_sched_setattr, 0, &plan->sched, 0) < 0)
     return err_set (err, errno, "sched_setattr (process.scheduler)");
   return 0;
-}
-
-/* The highest capability the kernel knows. */
-static int
-last_cap (void)
-{
-  int c = CAPABILITY_MAX;
-  while (c > 0 && prctl (PR_CAPBSET_READ, c, 0, 0, 0) < 0)
-    c--;
-  return c;
 }
 
 int
