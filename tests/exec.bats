@@ -187,12 +187,22 @@ end" ]
 	ex "$CID" mkdir /tmp/d
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"not permitted"* ]]
-	# --cap adds to every set
-	ex --cap CAP_SYS_ADMIN "$CID" sh -c 'grep -E "^Cap(Eff|Bnd):" /proc/self/status'
+}
+
+@test "exec --cap: adds to the bounding, effective and permitted sets, never inheritable or ambient" {
+	# CVE-2022-29162: an inheritable or ambient capability survives execve of unprivileged programs
+	config_set process.noNewPrivileges false
+	start_ctr
+	ex --cap CAP_SYS_ADMIN "$CID" sh -c 'grep -E "^Cap(Inh|Prm|Eff|Bnd|Amb):" /proc/self/status'
 	[ "$status" -eq 0 ]
 	for line in "${lines[@]}"; do
-		[ $(((0x${line##*$'\t'} >> 21) & 1)) -eq 1 ]
+		bit=$(((0x${line##*$'\t'} >> 21) & 1))
+		case "$line" in
+		CapInh* | CapAmb*) [ "$bit" -eq 0 ] ;;
+		*) [ "$bit" -eq 1 ] ;;
+		esac
 	done
+	[ "${#lines[@]}" -eq 5 ]
 }
 
 @test "exec: --no-new-privs sets no_new_privs when the container does not" {

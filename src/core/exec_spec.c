@@ -2,9 +2,10 @@
  *
  * Without --process: config.json's process (of the bundle recorded in the state),
  * args from the command line, terminal only with -t, and the flags over it:
- * --cwd replaces, -e K=V replaces K or is appended, -u UID[:GID] replaces, -g and
- * -c add (a capability to every set), --no-new-privs, --apparmor and
- * --process-label replace.
+ * --cwd replaces, -e K=V replaces K or is appended, -u UID[:GID] replaces, -g adds,
+ * -c adds a capability to the bounding, effective and permitted sets (never to the
+ * inheritable or ambient ones, which would pass it on across execve: CVE-2022-29162),
+ * --no-new-privs, --apparmor and --process-label replace.
  * With --process: that document; what it leaves out (capabilities, rlimits, the
  * LSM labels) comes from config.json, as runc does; the flags still apply.
  */
@@ -98,9 +99,7 @@ merge_caps (exec_spec *s, const exec_opts *o, ocisbx_err **err)
     *c = *s->eff.capabilities;
   c->bounding = add_caps (s, c->bounding, &c->bounding_len, o->caps, o->n_caps);
   c->effective = add_caps (s, c->effective, &c->effective_len, o->caps, o->n_caps);
-  c->inheritable = add_caps (s, c->inheritable, &c->inheritable_len, o->caps, o->n_caps);
   c->permitted = add_caps (s, c->permitted, &c->permitted_len, o->caps, o->n_caps);
-  c->ambient = add_caps (s, c->ambient, &c->ambient_len, o->caps, o->n_caps);
   s->eff.capabilities = c;
   return 0;
 }
