@@ -94,20 +94,20 @@ open_container (exec_ctx *c, ocisbx_err **err)
   if (c->lockfd < 0 || state_read (c->lockfd, o->id, &c->st, err) < 0)
     return -1;
   status = state_status (c->lockfd, c->st);
+  /* A created container takes execs too, as in runc: its namespaces and root are set. */
   switch (status)
     {
     case STATUS_RUNNING:
+    case STATUS_CREATED:
       return 0;
     case STATUS_PAUSED:
       c->paused = true;
       if (o->ignore_paused)
         return 0;
-      return err_set (err, 0, "cannot exec in container \"%s\": it is paused (use --ignore-paused to override)",
+      return err_set (err, 0, "container \"%s\": cannot exec in a paused container (use --ignore-paused to override)",
                       o->id);
-    case STATUS_CREATED:
-      return err_set (err, 0, "cannot exec in container \"%s\": it is created but not started", o->id);
     default:
-      return err_set (err, 0, "cannot exec in container \"%s\": it is %s", o->id, container_status_name (status));
+      return err_set (err, 0, "container \"%s\": cannot exec in a %s container", o->id, container_status_name (status));
     }
 }
 
