@@ -25,6 +25,13 @@ status_field() {
 	[ "$(sort <<<"$output")" = "$(printf '%s\n' EMPTY= 'FOO=bar baz' HOME=/root PATH=/bin:/usr/bin)" ]
 }
 
+@test "process: a variable listed twice keeps its last value; an empty HOME is filled from passwd" {
+	config_set process.env '["PATH=/bin:/usr/bin", "DUP=first", "HOME=", "OTHER=x", "DUP=last"]'
+	in_container env
+	[ "$status" -eq 0 ]
+	[ "$(sort <<<"$output")" = "$(printf '%s\n' DUP=last HOME=/root OTHER=x PATH=/bin:/usr/bin)" ]
+}
+
 @test "process: HOME is kept when the config sets it, and follows the user" {
 	config_set process.env '["PATH=/bin", "HOME=/elsewhere"]'
 	in_container sh -c 'echo $HOME'

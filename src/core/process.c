@@ -158,14 +158,71 @@ prepare_ioprio (const oci_io_priority *p, const char *doc, const char *field, in
   return 0;
 }
 
-static bool
-env_has (char **env, size_t n, const char *key)
+typedef struct env_var
 {
-  size_t kl = strlen (key);
+  const char *kv;
+  size_t key_len; /* up to the '=' */
+  size_t idx;
+} env_var;
+
+static int
+env_var_cmp (const void *a, const void *b)
+{
+  const env_var *x = a, *y = b;
+  size_t n = x->key_len < y->key_len ? x->key_len : y->key_len;
+  int r = memcmp (x->kv, y->kv, n);
+
+  if (r == 0 && x->key_len != y->key_len)
+    r = x->key_len < y->key_len ? -1 : 1;
+  if (r == 0)
+    r = x->idx < y->idx ? -1 : 1;
+  return r;
+}
+
+/* process.env, then EXTRA, as execve gets them: a variable given twice keeps its last
+   value, at the place of the last one, and an empty HOME counts as none (filled from
+   the container's passwd later), as runc does.  Sorting makes it n log n for any size. */
+static int
+prepare_env (char **env, size_t n_env, char *const *extra, size_t n_extra, const char *doc, const char *field,
+             process_plan *plan, ocisbx_err **err)
+{
+  size_t n = n_env + n_extra, k = 0;
+  cleanup_free env_var *v = xmalloc0 ((n ? n : 1) * sizeof *v);
+  cleanup_free bool *keep = xmalloc0 ((n ? n : 1) * sizeof *keep);
+
   for (size_t i = 0; i < n; i++)
-    if (strncmp (env[i], key, kl) == 0 && env[i][kl] == '=')
-      return true;
-  return false;
+    {
+      const char *kv = i < n_env ? env[i] : extra[i - n_env];
+      const char *eq = strchr (kv, '=');
+      if (eq == NULL || eq == kv)
+        return err_set (err, 0, "%s: %s.env[%zu]: \"%.32s%s\" is not NAME=VALUE", doc, field, i, kv,
+                        strlen (kv) > 32 ? "..." : "");
+      v[i] = (env_var){ kv, (size_t) (eq - kv), i };
+      keep[i] = true;
+    }
+  qsort (v, n, sizeof *v, env_var_cmp);
+  for (size_t i = 0; i + 1 < n; i++)
+    if (v[i].key_len == v[i + 1].key_len && memcmp (v[i].kv, v[i + 1].kv, v[i].key_len) == 0)
+      keep[v[i].idx] = false;
+  plan->need_home = true;
+  plan->envp = xmalloc0 ((n + 2) * sizeof (char *)); /* room for HOME */
+  plan->env_extra = xmalloc0 ((n_extra + 2) * sizeof (char *));
+  for (size_t i = 0; i < n; i++)
+    {
+      char *kv = i < n_env ? env[i] : xstrdup (extra[i - n_env]);
+      if (i >= n_env)
+        plan->env_extra[plan->n_env_extra++] = kv;
+      if (!keep[i])
+        continue;
+      if (strncmp (kv, "HOME=", 5) == 0)
+        {
+          if (kv[5] == '\0')
+            continue;
+          plan->need_home = false;
+        }
+      plan->envp[k++] = kv;
+    }
+  return 0;
 }
 
 int
@@ -187,12 +244,8 @@ process_prepare (const oci_process *p, const char *doc, const char *field, char 
   memcpy (plan->argv, p->args, p->args_len * sizeof (char *));
   while (extra_env && extra_env[n_extra])
     n_extra++;
-  plan->envp = xmalloc0 ((p->env_len + n_extra + 2) * sizeof (char *));
-  memcpy (plan->envp, p->env, p->env_len * sizeof (char *));
-  plan->env_extra = xmalloc0 ((n_extra + 2) * sizeof (char *));
-  for (size_t i = 0; i < n_extra; i++)
-    plan->envp[p->env_len + i] = plan->env_extra[plan->n_env_extra++] = xstrdup (extra_env[i]);
-  plan->need_home = !env_has (p->env, p->env_len, "HOME");
+  if (prepare_env (p->env, p->env_len, extra_env, n_extra, doc, field, plan, err) < 0)
+    return -1;
   plan->cwd = p->cwd;
   plan->terminal = p->terminal;
   if (p->console_size)
