@@ -369,3 +369,33 @@ create_running() {
 		[ "$output" = null ] # runc 1.1 prints null for no containers
 	fi
 }
+
+# --- CLI details runc users rely on ---------------------------------------------
+
+@test "ps: a stopped container lists no process and exits 0" {
+	set_args true
+	create_container "$CID"
+	runtime start "$CID"
+	wait_for_status "$CID" stopped
+	run runtime ps --format json "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "[]" ] || [ "$output" = null ] # runc 1.1: null
+	run runtime ps "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -le 1 ] # the header at most
+}
+
+@test "update: flags after the container id are taken too" {
+	set_args sleep 100
+	create_running "$CID"
+	run runtime update "$CID" --pids-limit 42
+	echo "$output"
+	[ "$status" -eq 0 ]
+	pid=$(container_pid "$CID")
+	dir=$(awk -F: '$2 ~ /(^|,)pids(,|$)/ || ($1 == 0 && $2 == "") {print $3; exit}' "/proc/$pid/cgroup")
+	mnt=/sys/fs/cgroup/pids
+	[ -d "$mnt" ] || mnt=/sys/fs/cgroup
+	[ "$(cat "$mnt$dir/pids.max")" = 42 ]
+}

@@ -216,7 +216,8 @@ cmd_update (const ocisbx_globals *g, int argc, char **argv)
 
   memset (&f, 0, sizeof f);
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+:r:h", opts, &li)) != -1)
+  /* no "+": flags may follow the container id too, as runc takes them */
+  while ((c = getopt_long (argc, argv, ":r:h", opts, &li)) != -1)
     {
       const char *opt = argv[optind - 1];
       cleanup_free char *optname = c >= 256 && li >= 0 ? xasprintf ("--%s", opts[li].name) : NULL;

@@ -115,9 +115,18 @@ cgops_pids (const char *root, const char *id, pid_t **pids, size_t *n, ocisbx_er
 
   if (open_container (root, id, 0, &c, err) < 0)
     return -1;
-  if (state_status (c->dirfd, c->st) == STATUS_STOPPED)
-    return err_set (err, 0, "container `%s` is not running", id);
-  return cgroup_pids (c->m, pids, n, err);
+  if (cgroup_pids (c->m, pids, n, err) == 0)
+    return 0;
+  /* A stopped container has what is left in its cgroups (without a pid namespace of its
+     own children outlive the init), or nothing once they are gone: no error, as runc. */
+  if (state_status (c->dirfd, c->st) == STATUS_STOPPED && (*err)->errnum == ENOENT)
+    {
+      err_freep (err);
+      *pids = NULL;
+      *n = 0;
+      return 0;
+    }
+  return -1;
 }
 
 int
