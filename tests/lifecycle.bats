@@ -399,3 +399,23 @@ create_running() {
 	[ -d "$mnt" ] || mnt=/sys/fs/cgroup
 	[ "$(cat "$mnt$dir/pids.max")" = 42 ]
 }
+
+@test "delete: a container in the host's pid namespace whose init is gone: its other processes and cgroups go too" {
+	# runc's "delete [host pidns + init gone]": exec'd processes outlive the init
+	config_del 'linux.namespaces[type=pid]'
+	create_running "$CID" sleep 100
+	init=$(container_pid "$CID")
+	for i in 1 2 3; do
+		runtime exec -d --pid-file "$TESTDIR/p$i" "$CID" sleep 1000 </dev/null >/dev/null 2>&1
+	done
+	kill -9 "$init"
+	wait_pid_gone "$init"
+	for i in 1 2 3; do pid_alive "$(cat "$TESTDIR/p$i")"; done
+	run runtime delete --force "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	run runtime state "$CID"
+	[ "$status" -ne 0 ]
+	for i in 1 2 3; do wait_pid_gone "$(cat "$TESTDIR/p$i")"; done
+	[ -z "$(cgroup_dirs)" ]
+}
