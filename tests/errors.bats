@@ -224,3 +224,31 @@ early_failure_setup() {
 	early_failures create 50
 	early_failures run 50
 }
+
+@test "errors: an execve that fails reads as runc's (\"exec /run.sh: no such file or directory\"), run and exec" {
+	# found by the lookup, refused by execve: a missing interpreter, a file that is no program
+	printf '#!/nonexistent\n' >"$BUNDLE/rootfs/run.sh"
+	printf 'junk' >"$BUNDLE/rootfs/junk"
+	chmod +x "$BUNDLE/rootfs/run.sh" "$BUNDLE/rootfs/junk"
+	set_args /run.sh
+	run run_container "$CID" </dev/null
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"exec /run.sh: no such file or directory"* ]]
+	if is_ocisbx; then [ "$status" -eq 127 ]; fi # podman's "not found"
+	set_args /junk
+	run run_container "$CID" </dev/null
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"exec /junk: exec format error"* ]]
+	if is_ocisbx; then [ "$status" -eq 126 ]; fi # podman's "cannot run"
+
+	set_args sleep 100
+	create_container "$CID"
+	runtime start "$CID"
+	run runtime exec "$CID" /run.sh </dev/null
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"exec /run.sh: no such file or directory"* ]]
+	if is_ocisbx; then [ "$status" -eq 127 ]; fi
+}

@@ -32,10 +32,12 @@
 #include <config.h>
 #include "process.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -104,6 +106,20 @@ set_final_affinity (const process_plan *plan, ocisbx_err **err)
   return 0;
 }
 
+/* "exec /run.sh: no such file or directory": runc's words (Go's lower-case errno text),
+   which podman maps to 127 and 126 (the stub says the same).  ERRNUM stays the error's. */
+static int
+err_exec (ocisbx_err **err, int errnum, const char *path)
+{
+  char reason[128];
+
+  snprintf (reason, sizeof reason, "%s", strerror (errnum));
+  reason[0] = (char) tolower ((unsigned char) reason[0]);
+  err_set (err, 0, "exec %s: %s", path, reason);
+  (*err)->errnum = errnum;
+  return -1;
+}
+
 int
 process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, ocisbx_err **err)
 {
@@ -139,15 +155,12 @@ process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, oc
   else if (stub_argv)
     {
       dmz_execveat (plan->dmz_fd, stub_argv, plan->envp);
-      e = err_set (err, errno, "exec: \"%s\": run the exec stub (ocisbx-dmz)", plan->argv[0]);
+      e = err_set (err, errno, "exec %s: run the exec stub (ocisbx-dmz)", path);
     }
   else
     {
       execve (path, plan->argv, plan->envp);
-      if (errno == EACCES)
-        e = err_set (err, 0, "exec: \"%s\": permission denied", plan->argv[0]);
-      else
-        e = err_set (err, errno, "exec: \"%s\"", plan->argv[0]);
+      e = err_exec (err, errno, path);
     }
   /* failed: back into the memory cgroup for what follows (if the filter lets us) */
   if (memcg >= 0 && write (memcg, "0", 1) == 1)

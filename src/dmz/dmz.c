@@ -225,10 +225,11 @@ dmz_main (long *sp)
       quit (126);
     }
   e = -sys3 (NR_EXECVE, (long) argv[1], (long) (argv + 2), (long) envp);
-  /* Worded like the runtime's own message: podman matches these phrases. */
-  put ("ocisbx: exec: \"");
-  put (argv[2]);
-  put ("\": ");
+  /* Worded as runc's "exec /run.sh: no such file or directory" (the runtime's own
+     message, process_exec, says the same); podman matches these phrases. */
+  put ("ocisbx: exec ");
+  put (argv[1]);
+  put (": ");
   put (reason (e));
   put ("\n");
   quit (e == 13 || e == 8 || e == 1 || e == 21 ? 126 : 127);

@@ -288,10 +288,10 @@ test_stub (void)
   /* failures: 127 not found, 126 cannot run, worded like the runtime */
   st = run_stub (fd, "/no/such/file", STRS ("prog", NULL), &m2);
   CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 127);
-  CHECK_STR (m2, "ocisbx: exec: \"prog\": no such file or directory\n");
+  CHECK_STR (m2, "ocisbx: exec /no/such/file: no such file or directory\n");
   st = run_stub (fd, "/etc/passwd", STRS ("passwd", NULL), &m3);
   CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 126);
-  CHECK_STR (m3, "ocisbx: exec: \"passwd\": permission denied\n");
+  CHECK_STR (m3, "ocisbx: exec /etc/passwd: permission denied\n");
 
   /* "ocisbx-dmz-memcg FD": "0" written to FD, FD closed before the program runs */
   {
