@@ -419,3 +419,26 @@ create_running() {
 	for i in 1 2 3; do wait_pid_gone "$(cat "$TESTDIR/p$i")"; done
 	[ -z "$(cgroup_dirs)" ]
 }
+
+@test "create: a config without process is created; start fails naming .process; delete cleans up" {
+	requires_ocisbx "runc 1.1 and crun 1.8 refuse it at create; the spec needs process only at start"
+	snapshot_host
+	config_del process
+	run create_container "$CID"
+	[ "$status" -eq 0 ]
+	[ "$(container_status "$CID")" = created ]
+	run runtime start "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *".process"* ]]
+	wait_for_status "$CID" stopped
+	run runtime delete "$CID"
+	[ "$status" -eq 0 ]
+	assert_nothing_left
+	# run has nothing to start either
+	run run_container "$CID" </dev/null
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *".process"* ]]
+	assert_nothing_left
+}

@@ -185,7 +185,11 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
     }
   n_listen = listen_fds (&extra_env, err);
   c->preserve_fds = o->preserve_fds + n_listen;
-  if (process_prepare (c->cfg->process, "config.json", ".process", extra_env, &c->proc, err) < 0)
+  /* The spec needs process only at `start`: without it the container is created with
+     nothing to run (the init does all but the process's steps), and start refuses. */
+  if (c->cfg->process == NULL && !c->start_now)
+    process_prepare_none (&c->proc);
+  else if (process_prepare (c->cfg->process, "config.json", ".process", extra_env, &c->proc, err) < 0)
     return -1;
   if (c->cfg->linux_ && process_prepare_personality (c->cfg->linux_->personality, &c->proc, err) < 0)
     return -1;
@@ -307,7 +311,8 @@ prepare_seccomp (create_ctx *c, ocisbx_err **err)
 {
   cleanup_free char *cache = NULL;
 
-  if (c->cfg->linux_ == NULL || c->cfg->linux_->seccomp == NULL)
+  /* the filter is the process's: none without one */
+  if (c->cfg->linux_ == NULL || c->cfg->linux_->seccomp == NULL || c->cfg->process == NULL)
     return 0;
   cache = xasprintf ("%s/seccomp-cache", root_path (c->o));
   return seccomp_prepare (c->cfg->linux_->seccomp, cache, &c->seccomp, err);
@@ -318,6 +323,8 @@ prepare_seccomp (create_ctx *c, ocisbx_err **err)
 static int
 choose_exec_protection (create_ctx *c, ocisbx_err **err)
 {
+  if (c->cfg->process == NULL)
+    return 0; /* nothing will be executed */
   /* a re-executed `run` must start with its caller's mask, not the one we blocked */
   c->proc.seccomp = c->seccomp;
   return dmz_prepare (&c->proc, c->seccomp, c->caller_mask, err);
@@ -602,6 +609,7 @@ create_ctx_state (const create_ctx *c, container_state *st, char **cg)
     .systemd_cgroup = c->o->systemd_cgroup,
     .rootless = c->o->rootless,
     .userns = c->userns,
+    .no_process = c->cfg->process == NULL,
     .annotations = c->cfg->annotations,
   };
   if (h)

@@ -157,6 +157,13 @@ container_start_at (int dirfd, const container_state *st, ocisbx_err **err)
   if (status != STATUS_CREATED)
     return err_set (err, 0, "cannot start container \"%s\": it is %s, not created", st->id,
                     container_status_name (status));
+  /* runtime-spec: start MUST fail without process.  The init, which has nothing to
+     run, goes: the container is stopped, for delete. */
+  if (st->no_process)
+    {
+      signal_init (st, SIGKILL, NULL);
+      return err_set (err, 0, "cannot start container \"%s\": config.json: .process: not set, nothing to run", st->id);
+    }
   fifo = openat (dirfd, STATE_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fifo < 0)
     {

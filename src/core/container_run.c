@@ -180,6 +180,7 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
   /* Signals for the container queue up from now on, and are forwarded once it runs. */
   if (foreground)
     sigprocmask (SIG_BLOCK, &set, &old);
+  c.start_now = true;
   r = create_prepare (&c, o, foreground, err);
   if (r == 0)
     {
@@ -188,7 +189,6 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
           c.proc.sigmask = old; /* the container process gets the caller's mask */
           c.caller_mask = &old;
         }
-      c.start_now = true;
       r = create_run_pipeline (&c, err);
     }
   if (r == 0)

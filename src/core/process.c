@@ -353,6 +353,16 @@ process_prepare_personality (const oci_personality *pers, process_plan *plan, oc
 }
 
 void
+process_prepare_none (process_plan *plan)
+{
+  memset (plan, 0, sizeof *plan);
+  sigemptyset (&plan->sigmask);
+  plan->argv = xmalloc0 (sizeof (char *));
+  plan->envp = xmalloc0 (sizeof (char *));
+  plan->cwd = "/";
+}
+
+void
 process_plan_free (process_plan *plan)
 {
   free (plan->argv);
@@ -567,5 +577,10 @@ env_get (char *const *envp, const char *key)
 int
 process_resolve (const process_plan *plan, char **path, ocisbx_err **err)
 {
+  if (plan->argv[0] == NULL) /* process_prepare_none */
+    {
+      *path = NULL;
+      return 0;
+    }
   return path_lookup (plan->argv[0], env_get (plan->envp, "PATH"), path, err);
 }

@@ -121,6 +121,9 @@ int process_prepare (const oci_process *p, const char *doc, const char *field, c
                      process_plan *plan, ocisbx_err **err);
 /* linux.personality, for the container's init. */
 int process_prepare_personality (const oci_personality *pers, process_plan *plan, ocisbx_err **err);
+/* A plan with nothing to run, for a config without process (create; `start` refuses):
+   its steps keep the init's credentials, cwd "/", and process_resolve gives NULL. */
+void process_prepare_none (process_plan *plan);
 void process_plan_free (process_plan *plan);
 
 /* Child steps, in order (see above). */

@@ -58,6 +58,7 @@ typedef struct container_state
   bool systemd_cgroup;
   bool rootless;
   bool userns; /* the container has its own user namespace */
+  bool no_process; /* config.json has no process: `start` refuses (runtime-spec) */
   struct ocispec_map annotations;
   oci_hook *poststart; /* run by start */
   size_t poststart_len;

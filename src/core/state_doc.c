@@ -33,6 +33,7 @@ static const ocispec_field state_fields[] = {
   SF ("systemdCgroup", OCISPEC_BOOL, 0, container_state, systemd_cgroup, 0, NULL),
   SF ("rootless", OCISPEC_BOOL, 0, container_state, rootless, 0, NULL),
   SF ("userns", OCISPEC_BOOL, 0, container_state, userns, 0, NULL),
+  SF ("noProcess", OCISPEC_BOOL, 0, container_state, no_process, 0, NULL),
   SF ("annotations", OCISPEC_MAP, 0, container_state, annotations, 0, NULL),
   SF_ARR ("poststart", OCISPEC_OBJARR, container_state, poststart, &hook_type),
   SF_ARR ("poststop", OCISPEC_OBJARR, container_state, poststop, &hook_type),
