@@ -187,3 +187,46 @@ runtime_cmd() { printf '%q ' "$OCI_RUNTIME" --root "$ROOT" "$@"; }
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"[end]"* ]]
 }
+
+@test "terminal: the pty run relays has ONLCR cleared: a line arrives as \\n, as runc's" {
+	set_args sh -c 'stty -a 2>/dev/null | tr " ;" "\n\n" | grep -x -- "-\?onlcr"; printf "line1\nline2\n"'
+	run in_script "$(runtime_cmd run -b "$BUNDLE" "$CID")"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = -onlcr ]
+	# the bytes as they came: no \r added (the relay puts our terminal into raw mode;
+	# runc 1.1 leaves script's terminal cooked, which adds its own \r)
+	if is_ocisbx; then
+		"$PYTHON" -c 'import sys; d = open(sys.argv[1], "rb").read(); assert b"line1\nline2\n" in d, d' "$TESTDIR/script.out"
+	fi
+}
+
+@test "terminal: the pty belongs to the process's user (run and exec -t)" {
+	config_set process.user '{"uid":1000,"gid":1000}'
+	set_args sh -c 'stat -c %u:%g $(tty)'
+	run in_script "$(runtime_cmd run -b "$BUNDLE" "$CID")"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	# devpts' gid=5 names the group (the kernel's choice, kept, as runc keeps it)
+	[ "${lines[0]}" = 1000:5 ]
+
+	config_set process.terminal false
+	set_args sleep 100
+	create_container "$CID-x"
+	runtime start "$CID-x"
+	run in_script "$(runtime_cmd exec -t -u 1000:1000 "$CID-x" sh -c 'stat -c %u:%g $(tty)')"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 1000:5 ]
+}
+
+@test "terminal: without a gid from devpts the pty's group is the process's, as if it had opened it" {
+	requires_ocisbx "runc leaves the creator's group (0)"
+	config_set 'mounts[destination=/dev/pts].options' '["nosuid","noexec","newinstance","ptmxmode=0666","mode=0620"]'
+	config_set process.user '{"uid":1000,"gid":1000}'
+	set_args sh -c 'stat -c %u:%g $(tty)'
+	run in_script "$(runtime_cmd run -b "$BUNDLE" "$CID")"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 1000:1000 ]
+}

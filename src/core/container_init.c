@@ -91,7 +91,8 @@ setup_terminal (init_state *s, int rootfd, ocisbx_err **err)
 
   if (!c->proc.terminal)
     return 0;
-  if (terminal_open_pty (&s->master, &s->slave, name, sizeof name, err) < 0)
+  if (terminal_open_pty (&s->master, &s->slave, name, sizeof name, err) < 0
+      || terminal_prepare_slave (s->slave, c->relay, c->proc.uid, c->proc.gid, err) < 0)
     return -1;
   if (devices_setup_console (rootfd, s->slave, err) < 0)
     return err_wrap (err, "/dev/console");

@@ -82,11 +82,12 @@ setup_terminal (exec_ctx *c, int *slave, ocisbx_err **err)
 {
   char name[64];
   int master = -1;
-  int r = 0;
+  int r;
 
   if (terminal_open_pty (&master, slave, name, sizeof name, err) < 0)
     return -1;
-  if (c->plan.has_tty_size)
+  r = terminal_prepare_slave (*slave, c->relay, c->plan.uid, c->plan.gid, err);
+  if (r == 0 && c->plan.has_tty_size)
     r = terminal_set_size (*slave, &c->plan.tty_size, err);
   if (r == 0)
     {

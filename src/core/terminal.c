@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -97,6 +98,29 @@ bool
 terminal_caller_size (struct winsize *ws)
 {
   return ioctl (STDIN_FILENO, TIOCGWINSZ, ws) == 0 || ioctl (STDOUT_FILENO, TIOCGWINSZ, ws) == 0;
+}
+
+int
+terminal_prepare_slave (int slave, bool relayed, uid_t uid, gid_t gid, ocisbx_err **err)
+{
+  struct stat st;
+
+  if (relayed)
+    {
+      struct termios t;
+      if (tcgetattr (slave, &t) < 0)
+        return err_set (err, errno, "tcgetattr of the pty");
+      t.c_oflag &= ~ONLCR;
+      if (tcsetattr (slave, TCSANOW, &t) < 0)
+        return err_set (err, errno, "clear ONLCR of the pty");
+    }
+  if (fstat (slave, &st) < 0)
+    return err_set (err, errno, "stat the pty");
+  /* a group of our own means the devpts mount has none to give */
+  if (fchown (slave, uid, st.st_gid == getegid () ? gid : (gid_t) -1) < 0 && errno != EPERM && errno != EINVAL
+      && errno != EROFS)
+    return err_set (err, errno, "chown the pty to %u:%u (process.user)", (unsigned) uid, (unsigned) gid);
+  return 0;
 }
 
 int

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <sys/types.h>
 #include <termios.h>
 
 #include "error.h"
@@ -35,6 +36,10 @@ int terminal_set_size (int fd, const struct winsize *ws, ocisbx_err **err);
 /* Parent: the size of the caller's terminal (stdin's, else stdout's); false when neither
    is one. */
 bool terminal_caller_size (struct winsize *ws);
+/* Child, as root, before the process's user is taken: the slave becomes UID's, as if
+   the process had opened it (the group GID unless devpts gives its own, gid=5), and a
+   pty the runtime RELAYS has ONLCR cleared: a line arrives as "\n", as runc's. */
+int terminal_prepare_slave (int slave, bool relayed, uid_t uid, gid_t gid, ocisbx_err **err);
 /* Child: new session, SLAVE as fds 0, 1, 2 and, with CTTY, as controlling terminal
    (an exec tree's leader takes it itself: src/dmz/tree.h). */
 int terminal_make_stdio (int slave, bool ctty, ocisbx_err **err);
