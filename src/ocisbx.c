@@ -9,6 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "core/features_list.h"
+#include "core/log.h"
 #include "core/rootless.h"
 #include "core/utils.h"
 
@@ -158,6 +159,7 @@ main (int argc, char **argv)
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp (argv[optind], commands[i].name) == 0)
       {
+        log_debug ("ocisbx %s: %s, root `%s`", PACKAGE_VERSION, commands[i].name, g.root);
         /* Each command sees argv[0] = its name, as getopt expects. */
         optind++;
         int cargc = argc - optind + 1;

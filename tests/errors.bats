@@ -252,3 +252,25 @@ early_failure_setup() {
 	[[ "$output" == *"exec /run.sh: no such file or directory"* ]]
 	if is_ocisbx; then [ "$status" -eq 127 ]; fi
 }
+
+@test "errors: --debug writes debug lines (level=debug) to stderr, or to --log as text and as JSON" {
+	set_args true
+	run "$OCI_RUNTIME" --root "$ROOT" --debug run -b "$BUNDLE" "$CID" </dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"level=debug"* ]]
+
+	run "$OCI_RUNTIME" --root "$ROOT" --debug --log "$TESTDIR/log.txt" run -b "$BUNDLE" "$CID" </dev/null
+	[ "$status" -eq 0 ]
+	cat "$TESTDIR/log.txt"
+	grep -q 'level=debug' "$TESTDIR/log.txt"
+	[[ "$output" != *"level=debug"* ]] # the log has them, not stderr
+
+	run "$OCI_RUNTIME" --root "$ROOT" --debug --log "$TESTDIR/log.json" --log-format json run -b "$BUNDLE" "$CID" </dev/null
+	[ "$status" -eq 0 ]
+	"$PYTHON" - "$TESTDIR/log.json" <<-'EOF'
+		import json, sys
+		lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+		assert any(l["level"] == "debug" and l["msg"] for l in lines), lines
+	EOF
+}

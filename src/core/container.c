@@ -651,6 +651,7 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
     return -1;
   if (clone_init (c, err) < 0)
     return -1;
+  log_debug ("container `%s`: init pid %d", c->o->id, (int) c->pid);
   if (init_environment (c, err) < 0 || parent_hooks (c, err) < 0 || seccomp_listener (c, err) < 0
       || wait_ready (c, err) < 0)
     return -1;

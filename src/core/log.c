@@ -74,35 +74,41 @@ json_escape (const char *s)
   return out;
 }
 
+/* One line as logrus writes it, the form of runc's logs: JSON, or
+   time="..." level=debug msg="..." as text. */
+static char *
+log_line (log_format fmt, const char *level, const char *msg)
+{
+  char ts[64];
+  struct timespec now;
+  struct tm tm;
+  cleanup_free char *esc = json_escape (msg);
+
+  clock_gettime (CLOCK_REALTIME, &now);
+  gmtime_r (&now.tv_sec, &tm);
+  strftime (ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+  if (fmt == LOG_FMT_JSON)
+    return xasprintf ("{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n", level, esc, ts, now.tv_nsec);
+  return xasprintf ("time=\"%s.%09ldZ\" level=%s msg=\"%s\"\n", ts, now.tv_nsec, level, esc);
+}
+
 static void
 log_write (const char *level, const char *msg)
 {
+  bool error = strcmp (level, "error") == 0, debug = strcmp (level, "debug") == 0;
   int saved = errno;
 
   if (log_opts.fd >= 0)
     {
-      cleanup_free char *line = NULL;
-      if (log_opts.fmt == LOG_FMT_JSON)
-        {
-          char ts[64];
-          struct timespec now;
-          struct tm tm;
-          cleanup_free char *esc = json_escape (msg);
-          clock_gettime (CLOCK_REALTIME, &now);
-          gmtime_r (&now.tv_sec, &tm);
-          strftime (ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-          line = xasprintf ("{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n", level, esc, ts,
-                            now.tv_nsec);
-        }
-      else
-        line = xasprintf ("%s: %s\n", level, msg);
+      cleanup_free char *line = log_line (log_opts.fmt, level, msg);
       write_all (log_opts.fd, line, strlen (line));
     }
-  /* Errors and warnings always reach stderr too, so a user without --log sees them. */
-  if (log_opts.fd < 0 || strcmp (level, "error") == 0)
+  /* Without --log everything goes to stderr; errors always do, so that the user sees
+     them.  Debug lines there as runc writes them (level=debug). */
+  if (log_opts.fd < 0 || error)
     {
-      cleanup_free char *line = xasprintf ("ocisbx: %s%s%s\n", strcmp (level, "error") == 0 ? "" : level,
-                                           strcmp (level, "error") == 0 ? "" : ": ", msg);
+      cleanup_free char *line = debug ? log_line (LOG_FMT_TEXT, level, msg)
+                                      : xasprintf ("ocisbx: %s%s%s\n", error ? "" : level, error ? "" : ": ", msg);
       write_all (STDERR_FILENO, line, strlen (line));
     }
   errno = saved;

@@ -1,5 +1,8 @@
 /* Messages to the user: stderr, plus --log FILE as text or as JSON lines
-   ({"level":"error","msg":"...","time":"..."}), the format conmon reads.
+   ({"level":"error","msg":"...","time":"..."}), the format conmon reads; text lines are
+   logrus's as runc writes them: time="..." level=debug msg="...".  Without --log
+   everything goes to stderr ("ocisbx: warning: ..."; debug lines as in the log); with
+   it only errors do too.
    The sink is configured once from the CLI's global options. */
 #ifndef OCISBX_LOG_H
 #define OCISBX_LOG_H
