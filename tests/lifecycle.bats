@@ -442,3 +442,32 @@ create_running() {
 	[[ "$output" == *".process"* ]]
 	assert_nothing_left
 }
+
+@test "create: the created init holds no fd of its caller, no directory, only stdio and --preserve-fds for the process" {
+	set_args sleep 100
+	echo marker >"$TESTDIR/caller-file"
+	create_container "$CID" --preserve-fds 1 3</dev/null 7<"$TESTDIR/caller-file"
+	pid=$(container_pid "$CID")
+	ls -l "/proc/$pid/fd"
+	[ "$(readlink "/proc/$pid/fd/3")" = /dev/null ]
+	for f in /proc/"$pid"/fd/*; do
+		fd=${f##*/}
+		target=$(readlink "$f")
+		[ "$target" != "$TESTDIR/caller-file" ]
+		# an fd of a directory leads out of the container (openat "..")
+		[ ! -d "$f" ] || { echo "fd $fd is the directory $target"; false; }
+		[ "$fd" -gt 3 ] || continue
+		if is_ocisbx; then
+			# besides the process's: the exec fifo (O_PATH), the exec stub and the
+			# memory cgroup hand-off of the stub (cgroup_join.h), all closed at execve
+			case "$target" in
+			*/exec.fifo | /memfd:ocisbx-dmz* | /sys/fs/cgroup/memory/*/tasks) ;;
+			*) echo "fd $fd: $target"; false ;;
+			esac
+		fi
+	done
+	runtime start "$CID"
+	wait_for_status "$CID" running
+	for _ in $(seq 50); do [ "$(readlink "/proc/$pid/exe")" = /bin/busybox ] && break; sleep 0.1; done
+	[ "$(ls "/proc/$pid/fd" | sort -n | xargs)" = "0 1 2 3" ]
+}

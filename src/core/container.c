@@ -250,11 +250,11 @@ setup_notify (create_ctx *c, ocisbx_err **err)
 {
   if (!c->notify)
     return 0;
-  if (notify_dir_create (c->dirfd, err) < 0)
+  if (notify_dir_create (c->lockfd, err) < 0)
     return -1;
   if (c->start_now)
     {
-      c->notify_fd = notify_listen (c->dirfd, err);
+      c->notify_fd = notify_listen (c->lockfd, err);
       if (c->notify_fd < 0)
         return -1;
     }
@@ -276,14 +276,21 @@ claim_id (create_ctx *c, ocisbx_err **err)
   if (c->lockfd < 0)
     return -1;
   c->dir_created = true;
-  c->dirfd = openat (c->rootfd, c->o->id, O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-  if (c->dirfd < 0)
-    return err_set (err, errno, "open the state dir");
+  {
+    struct stat st;
+    if (fstat (c->lockfd, &st) < 0)
+      return err_set (err, errno, "stat the state dir");
+    c->dir_dev = st.st_dev;
+    c->dir_ino = st.st_ino;
+  }
   if (c->start_now)
     return 0;
   /* Writable by all: the init opens it after switching to process.user (as runc). */
-  if (mkfifoat (c->dirfd, STATE_FIFO, 0622) < 0 || fchmodat (c->dirfd, STATE_FIFO, 0622, 0) < 0)
+  if (mkfifoat (c->lockfd, STATE_FIFO, 0622) < 0 || fchmodat (c->lockfd, STATE_FIFO, 0622, 0) < 0)
     return err_set (err, errno, "create the exec fifo");
+  c->fifofd = openat (c->lockfd, STATE_FIFO, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  if (c->fifofd < 0)
+    return err_set (err, errno, "open the exec fifo");
   return 0;
 }
 
@@ -694,7 +701,7 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   close_fd (&c->sync_parent);
   close_fd (&c->sync_child);
   close_fd (&c->console_sock);
-  close_fd (&c->dirfd);
+  close_fd (&c->fifofd);
   close_fd (&c->lockfd);
   close_fd (&c->rootfd);
   close_fd (&c->pidfd);
@@ -722,7 +729,7 @@ void
 create_ctx_init (create_ctx *c)
 {
   memset (c, 0, sizeof *c);
-  c->rootfd = c->lockfd = c->dirfd = c->console_sock = -1;
+  c->rootfd = c->lockfd = c->fifofd = c->console_sock = -1;
   cgroup_join_init (&c->cgj);
   c->sync_parent = c->sync_child = c->pidfd = c->master = c->notify_fd = -1;
 }

@@ -169,6 +169,25 @@ wait_go (init_state *s, ocisbx_err **err)
   return 0;
 }
 
+/* While the init waits for `start` it holds nothing but stdio, --preserve-fds (and
+   LISTEN_FDS, all for the process) and what it needs until its execve (the exec fifo,
+   the sync channel, the pty master for the parent, the exec stub, the memory cgroup
+   hand-off, the log): every other fd, inherited or ours, is closed, so nothing of the
+   host can be reached through /proc/1/fd of a created container.  (process_setup made
+   them all close-on-exec.) */
+static int
+close_fds_for_exec (init_state *s, ocisbx_err **err)
+{
+  create_ctx *c = s->c;
+  const process_plan *p = &c->proc;
+  int keep[] = {
+    c->fifofd, s->sock, s->master, p->via_dmz ? p->dmz_fd : -1, p->memcg_handoff ? p->memcg_home : -1,
+    p->memcg_handoff ? p->memcg : -1, log_fd (),
+  };
+
+  return close_fds_except (3 + c->preserve_fds, keep, sizeof keep / sizeof keep[0], err);
+}
+
 /* Until SYNC_READY: everything but the exec fifo, the startContainer hooks and the
    final steps (process_final.c).  *EXE: the executable, resolved. */
 static int
@@ -244,7 +263,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
      through the parent, which is there only until SYNC_READY. */
   if (seccomp_prog_has_listener (c->seccomp) && process_load_filter (p, s->sock, err) < 0)
     return -1;
-  return 0;
+  return close_fds_for_exec (s, err);
 }
 
 /* After `start`. */
@@ -261,16 +280,18 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
      was executed, before poststart hooks. */
   if (!c->start_now)
     {
+      char path[32];
+      snprintf (path, sizeof path, "/proc/self/fd/%d", c->fifofd);
       do
-        fifo = openat (c->dirfd, STATE_FIFO, O_WRONLY | O_CLOEXEC);
+        fifo = open (path, O_WRONLY | O_CLOEXEC);
       while (fifo < 0 && errno == EINTR);
       if (fifo < 0)
-        return err_set (err, errno, "open the exec fifo");
+        return err_set (err, errno, "open the exec fifo through `%s` (is /proc mounted?)", path);
       if (write_all (fifo, "0", 1) < 0)
         return err_set (err, errno, "write the exec fifo");
+      close (c->fifofd);
+      c->fifofd = -1;
     }
-  close (c->dirfd);
-  c->dirfd = -1;
   if (h && hooks_run (h->start_container, h->start_container_len, s->state_created, "startContainer",
                       c->proc.envp, err) < 0)
     return -1;

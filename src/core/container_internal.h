@@ -31,8 +31,11 @@ typedef struct create_ctx
   /* parent resources */
   int rootfd;  /* --root */
   int lockfd;  /* the state dir, flock'ed for the whole create */
-  int dirfd;   /* the state dir, O_PATH: the child opens the fifo through it */
+  int fifofd;  /* the exec fifo, O_PATH: the init reopens it through /proc/self/fd (as
+                  runc), so it holds no fd of the state dir while it waits */
   bool dir_created;
+  dev_t dir_dev; /* the state dir's identity: `run` tells one made again apart */
+  ino_t dir_ino;
   cgroup_manager *cgroup;
   cgroup_join cgj; /* the child joins its cgroups itself (cgroup_join.h) */
   seccomp_prog *seccomp;

@@ -29,7 +29,7 @@ delete_after_run (create_ctx *c, pid_t pid, ocisbx_err **err)
   cleanup_close int dirfd = state_dir_open (c->rootfd, c->o->id, LOCK_EX, err);
   cleanup_free char *cg = NULL;
   container_state st;
-  struct stat ours, now;
+  struct stat now;
 
   /* Deleted meanwhile (delete --force, as an engine's clean-up does), and maybe the id
      taken again: nothing of ours is left to delete (runc is quiet too). */
@@ -40,8 +40,7 @@ delete_after_run (create_ctx *c, pid_t pid, ocisbx_err **err)
     }
   if (dirfd < 0)
     return -1;
-  if (fstat (c->dirfd, &ours) < 0 || fstat (dirfd, &now) < 0 || ours.st_ino != now.st_ino
-      || ours.st_dev != now.st_dev)
+  if (fstat (dirfd, &now) < 0 || now.st_ino != c->dir_ino || now.st_dev != c->dir_dev)
     return 0;
   create_ctx_state (c, &st, &cg); /* what state.json holds: nothing rewrites it */
   st.pid = pid;

@@ -33,6 +33,12 @@ log_init (const char *path, log_format fmt, bool debug, ocisbx_err **err)
   return 0;
 }
 
+int
+log_fd (void)
+{
+  return log_opts.fd;
+}
+
 bool
 log_debug_enabled (void)
 {

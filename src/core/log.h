@@ -19,6 +19,8 @@ typedef enum
 
 int log_init (const char *path, log_format fmt, bool debug, ocisbx_err **err);
 bool log_debug_enabled (void);
+/* The --log file's fd, or -1 (kept open by whoever closes the fds it does not know). */
+int log_fd (void);
 void log_msg (const char *level, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 #define log_error(...) log_msg ("error", __VA_ARGS__)
 #define log_warning(...) log_msg ("warning", __VA_ARGS__)

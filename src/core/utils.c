@@ -237,9 +237,9 @@ write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **er
 }
 
 static int
-fds_range (int from, unsigned flags, ocisbx_err **err)
+fds_range (int from, unsigned to, unsigned flags, ocisbx_err **err)
 {
-  if (syscall (SYS_close_range, (unsigned) from, ~0U, flags) == 0)
+  if (syscall (SYS_close_range, (unsigned) from, to, flags) == 0)
     return 0;
   /* Fallback for old kernels: walk /proc/self/fd. */
   {
@@ -253,7 +253,7 @@ fds_range (int from, unsigned flags, ocisbx_err **err)
         if (de->d_name[0] == '.')
           continue;
         fd = atoi (de->d_name);
-        if (fd < from || fd == dirfd (d))
+        if (fd < from || (unsigned) fd > to || fd == dirfd (d))
           continue;
         if (flags & CLOSE_RANGE_CLOEXEC)
           fcntl (fd, F_SETFD, FD_CLOEXEC);
@@ -265,15 +265,35 @@ fds_range (int from, unsigned flags, ocisbx_err **err)
 }
 
 int
-close_fds_from (int from, ocisbx_err **err)
+close_fds_except (int from, const int *keep, size_t n, ocisbx_err **err)
 {
-  return fds_range (from, 0, err);
+  int sorted[16], lo = from;
+
+  if (n > sizeof sorted / sizeof sorted[0])
+    return err_set (err, EINVAL, "close_fds_except: %zu fds to keep", n);
+  memcpy (sorted, keep, n * sizeof *keep);
+  for (size_t i = 1; i < n; i++) /* insertion sort: a handful */
+    for (size_t j = i; j > 0 && sorted[j - 1] > sorted[j]; j--)
+      {
+        int t = sorted[j];
+        sorted[j] = sorted[j - 1];
+        sorted[j - 1] = t;
+      }
+  for (size_t i = 0; i < n; i++)
+    {
+      if (sorted[i] < lo)
+        continue;
+      if (sorted[i] > lo && fds_range (lo, (unsigned) sorted[i] - 1, 0, err) < 0)
+        return -1;
+      lo = sorted[i] + 1;
+    }
+  return fds_range (lo, ~0U, 0, err);
 }
 
 int
 cloexec_fds_from (int from, ocisbx_err **err)
 {
-  return fds_range (from, CLOSE_RANGE_CLOEXEC, err);
+  return fds_range (from, ~0U, CLOSE_RANGE_CLOEXEC, err);
 }
 
 int

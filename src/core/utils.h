@@ -65,8 +65,9 @@ int open_proc_file (const char *path, ocisbx_err **err);
 /* Writes into /proc or /sys: open_proc_file, then DATA in full. */
 int write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **err);
 
-/* Close every fd >= FROM except those in KEEP (NULL-terminated count n). */
-int close_fds_from (int from, ocisbx_err **err);
+/* Close every fd >= FROM but the N (at most 16) fds of KEEP (negative ones are
+   ignored); mark every fd >= FROM close-on-exec. */
+int close_fds_except (int from, const int *keep, size_t n, ocisbx_err **err);
 int cloexec_fds_from (int from, ocisbx_err **err);
 
 /* FN (NAME, D_TYPE, ARG) for each entry of the directory FD (open for reading) but
