@@ -542,7 +542,35 @@ test_process_prepare (void)
   process_plan_free (&plan);
 }
 
+/* Every fd from a point on closed but the kept ones, in any order, those CLOEXEC. */
+static void
+test_close_fds_except (void)
+{
+  int fds[6], keep[3];
+  ocisbx_err *err = NULL;
+
+  int null = open ("/dev/null", O_RDONLY);
+
+  /* far above anything the harness holds: all of >= 900 is ours to close */
+  for (int i = 0; i < 6; i++)
+    fds[i] = fcntl (null, F_DUPFD, 900 + i); /* not CLOEXEC */
+  close (null);
+  keep[0] = fds[4];
+  keep[1] = -1;
+  keep[2] = fds[1];
+  CHECK (close_fds_except (fds[0], keep, 3, &err) == 0 && err == NULL);
+  CHECK (cloexec_fds_from (fds[0], &err) == 0);
+  for (int i = 0; i < 6; i++)
+    {
+      bool kept = i == 1 || i == 4;
+      int fl = fcntl (fds[i], F_GETFD);
+      CHECK (kept ? fl == FD_CLOEXEC : (fl < 0 && errno == EBADF));
+      if (kept)
+        close (fds[i]);
+    }
+}
+
 UNIT_MAIN (T (test_signal_names), T (test_ids), T (test_capabilities), T (test_rlimits), T (test_cpuset),
            T (test_path_lookup), T (test_namespace_names), T (test_namespace_plan), T (test_state_roundtrip),
            T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_process_prepare),
-           T (test_passwd_field), T (test_state_dir_remove))
+           T (test_passwd_field), T (test_state_dir_remove), T (test_close_fds_except))
