@@ -365,6 +365,10 @@ notify_profile() {
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" != *RAN* ]]
+	# the error names the agent's socket (runc: "... connect ...: no such file or directory")
+	[[ "$output" == *"$AGENT_SOCK"* ]]
+	[[ "$output" == *agent* ]]
+	[ -z "$(runtime list -q)" ]
 }
 
 # --- the compiled-filter cache (ocisbx) ------------------------------------------
