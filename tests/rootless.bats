@@ -389,6 +389,16 @@ requires_newuidmap() {
 	[[ "$output" == *"bind mount on \`/proc\`: \`$SHARED\` is not the root of a procfs"* ]]
 }
 
+@test "rootless: in the host's pid namespace the config's procfs becomes a bind of the host's" {
+	requires_ocisbx "runc 1.1 fails: mount proc: operation not permitted"
+	config_del 'linux.namespaces[type=pid]'
+	set_args cat /proc/1/comm
+	run rl_run run "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "$(cat /proc/1/comm)" ]
+}
+
 # --- cgroups ----------------------------------------------------------------------------
 
 @test "rootless: no cgroup access: a warning per limit, and the container still runs" {

@@ -77,8 +77,22 @@ data_without_gid (const char *data)
   return out;
 }
 
+/* Before pivot_root: is the procfs at /proc (the runtime's) one of our own pid
+   namespace?  Its "self" then names our pid. */
+static bool
+host_proc_is_ours (void)
+{
+  char buf[32];
+  ssize_t n = readlink ("/proc/self", buf, sizeof buf - 1);
+
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  return strtol (buf, NULL, 10) == (long) getpid ();
+}
+
 /* A filesystem mount (not a bind).  Sets *bound when it had to fall back to a bind
-   of the host's filesystem (sysfs or mqueue from a user namespace). */
+   of the host's filesystem (sysfs, mqueue or proc from a user namespace). */
 static int
 mount_filesystem (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, int dstfd,
                   bool *bound, ocisbx_err **err)
@@ -97,11 +111,15 @@ mount_filesystem (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o
   if (ctx->userns && type && (e == EPERM || e == EACCES))
     {
       /* Without the namespace owning it (net for sysfs, ipc for mqueue) the kernel
-         refuses a new instance: bind the host's, as runc does. */
+         refuses a new instance: bind the host's, as runc does.  The same for proc in
+         the host's pid namespace (rootless), whose procfs shows just what a new one
+         would. */
       if (strcmp (type, "sysfs") == 0)
         host = "/sys";
       else if (strcmp (type, "mqueue") == 0)
         host = "/dev/mqueue";
+      else if (strcmp (type, "proc") == 0 && host_proc_is_ours ())
+        host = "/proc";
     }
   if (host)
     {
