@@ -182,12 +182,18 @@ scalar_size (ocispec_kind kind)
     }
 }
 
+/* A string value: one of the allowed, within the kernel's length limit. */
 static int
-check_one_of (pctx *c, const ocispec_field *f, const char *s)
+check_string (pctx *c, const ocispec_field *f, const char *s)
 {
+  char q[OCISPEC_QUOTE_MAX];
+  size_t max = f->flags & OCISPEC_F_UTSNAME ? 64 : f->flags & OCISPEC_F_SOCKET ? 107 : f->flags & OCISPEC_F_PATH ? 4095 : 0;
+  size_t n;
+
+  if (max && (n = strlen (s)) > max)
+    return fail (c, "%zu bytes, longer than the kernel takes (%zu): %s", n, max, ocispec_quote (q, s));
   if (f->one_of == NULL || ocispec_in_list (f->one_of, s))
     return 0;
-  char q[OCISPEC_QUOTE_MAX];
   return fail (c, "unknown %s %s", f->what ? f->what : "value", ocispec_quote (q, s));
 }
 
@@ -223,7 +229,7 @@ parse_strarr (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
           return fail (c, "expected an array of strings, got %s at index %zu", describe (e, false, buf, sizeof buf), i);
         }
       size_t old = ocispec_path_index (&c->path, i);
-      if (check_one_of (c, f, e->u.string) < 0)
+      if (check_string (c, f, e->u.string) < 0)
         return -1;
       a[i] = ocispec_xstrdup (e->u.string);
       ocispec_path_pop (&c->path, old);
@@ -321,7 +327,7 @@ parse_objmap (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
       yajl_val e = v->u.object.values[i];
       char *elem = a + i * f->sub->size;
       size_t old = ocispec_path_key (&c->path, key);
-      if (check_one_of (c, f, key) < 0)
+      if (check_string (c, f, key) < 0)
         return -1;
       if (!YAJL_IS_OBJECT (e))
         return type_error (c, "an object", e, false);
@@ -342,7 +348,7 @@ parse_field (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
     case OCISPEC_STRING:
       if (!YAJL_IS_STRING (v))
         return type_error (c, "a string", v, false);
-      if (check_one_of (c, f, v->u.string) < 0)
+      if (check_string (c, f, v->u.string) < 0)
         return -1;
       *(char **) p = ocispec_xstrdup (v->u.string);
       return 0;

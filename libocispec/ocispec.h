@@ -51,6 +51,11 @@ enum
 {
   OCISPEC_F_REQUIRED = 1 << 0, /* missing is an error */
   OCISPEC_F_PTR = 1 << 1,      /* scalar stored through a pointer, NULL when absent */
+  /* Length limits of what the kernel takes, checked at parse time so that an overlong
+     value is refused naming its field, never carried into the container's set-up. */
+  OCISPEC_F_PATH = 1 << 2,     /* a path (each string of an array): < PATH_MAX (4096) bytes */
+  OCISPEC_F_UTSNAME = 1 << 3,  /* hostname, domainname: at most 64 bytes */
+  OCISPEC_F_SOCKET = 1 << 4,   /* a unix socket path: < 108 bytes (sun_path) */
 };
 
 struct ocispec_type;

@@ -9,9 +9,9 @@
 #include "internal.h"
 
 static const ocispec_field mount_fields[] = {
-  F_STR ("destination", oci_mount, destination, OCISPEC_F_REQUIRED),
+  F_STR ("destination", oci_mount, destination, OCISPEC_F_REQUIRED | OCISPEC_F_PATH),
   F_STR ("type", oci_mount, type, 0),
-  F_STR ("source", oci_mount, source, 0),
+  F_STR ("source", oci_mount, source, OCISPEC_F_PATH),
   F_STRARR ("options", oci_mount, options, 0),
   F_OBJARR ("uidMappings", oci_mount, uid_mappings, 0, &ocispec_id_mapping_type),
   F_OBJARR ("gidMappings", oci_mount, gid_mappings, 0, &ocispec_id_mapping_type),
@@ -32,7 +32,7 @@ validate_hook (void *obj, const char *path, char **err)
 }
 
 static const ocispec_field hook_fields[] = {
-  F_STR ("path", oci_hook, path, OCISPEC_F_REQUIRED),
+  F_STR ("path", oci_hook, path, OCISPEC_F_REQUIRED | OCISPEC_F_PATH),
   F_STRARR ("args", oci_hook, args, 0),
   F_STRARR ("env", oci_hook, env, 0),
   F_NUM ("timeout", OCISPEC_INT64, oci_hook, timeout, OCISPEC_F_PTR),
@@ -50,7 +50,7 @@ static const ocispec_field hooks_fields[] = {
 static const ocispec_type hooks_type = OCISPEC_TYPE (oci_hooks, hooks_fields, NULL);
 
 static const ocispec_field root_fields[] = {
-  F_STR ("path", oci_root, path, OCISPEC_F_REQUIRED),
+  F_STR ("path", oci_root, path, OCISPEC_F_REQUIRED | OCISPEC_F_PATH),
   F_BOOL ("readonly", oci_root, readonly, 0),
 };
 static const ocispec_type root_type = OCISPEC_TYPE (oci_root, root_fields, NULL);
@@ -100,8 +100,8 @@ static const ocispec_field config_fields[] = {
   F_STR ("ociVersion", oci_config, oci_version, OCISPEC_F_REQUIRED),
   F_OBJ ("process", oci_config, process, 0, &oci_process_type),
   F_OBJ ("root", oci_config, root, 0, &root_type),
-  F_STR ("hostname", oci_config, hostname, 0),
-  F_STR ("domainname", oci_config, domainname, 0),
+  F_STR ("hostname", oci_config, hostname, OCISPEC_F_UTSNAME),
+  F_STR ("domainname", oci_config, domainname, OCISPEC_F_UTSNAME),
   F_OBJARR ("mounts", oci_config, mounts, 0, &mount_type),
   F_OBJ ("hooks", oci_config, hooks, 0, &hooks_type),
   F_MAP ("annotations", oci_config, annotations, 0),

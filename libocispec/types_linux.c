@@ -49,7 +49,7 @@ const ocispec_type ocispec_id_mapping_type = OCISPEC_TYPE (oci_id_mapping, id_ma
 
 static const ocispec_field namespace_fields[] = {
   F_ENUM ("type", oci_namespace, type, OCISPEC_F_REQUIRED, ocispec_namespace_types, "namespace"),
-  F_STR ("path", oci_namespace, path, 0),
+  F_STR ("path", oci_namespace, path, OCISPEC_F_PATH),
 };
 static const ocispec_type namespace_type = OCISPEC_TYPE (oci_namespace, namespace_fields, NULL);
 
@@ -57,7 +57,7 @@ static const ocispec_type namespace_type = OCISPEC_TYPE (oci_namespace, namespac
    file-type bits too; the device code keeps only the permission bits. */
 static const ocispec_field device_fields[] = {
   F_ENUM ("type", oci_device, type, OCISPEC_F_REQUIRED, device_types, "device type"),
-  F_STR ("path", oci_device, path, OCISPEC_F_REQUIRED),
+  F_STR ("path", oci_device, path, OCISPEC_F_REQUIRED | OCISPEC_F_PATH),
   F_NUM ("major", OCISPEC_INT64, oci_device, major, 0),
   F_NUM ("minor", OCISPEC_INT64, oci_device, minor, 0),
   F_NUM ("fileMode", OCISPEC_UINT32, oci_device, file_mode, OCISPEC_F_PTR),
@@ -266,7 +266,7 @@ static const ocispec_field seccomp_fields[] = {
   F_NUM ("defaultErrnoRet", OCISPEC_UINT32, oci_seccomp, default_errno_ret, OCISPEC_F_PTR),
   F_ENUMARR ("architectures", oci_seccomp, architectures, 0, ocispec_seccomp_archs, "seccomp architecture"),
   F_ENUMARR ("flags", oci_seccomp, flags, 0, ocispec_seccomp_flags, "seccomp flag"),
-  F_STR ("listenerPath", oci_seccomp, listener_path, 0),
+  F_STR ("listenerPath", oci_seccomp, listener_path, OCISPEC_F_SOCKET),
   F_STR ("listenerMetadata", oci_seccomp, listener_metadata, 0),
   F_OBJARR ("syscalls", oci_seccomp, syscalls, 0, &syscall_type),
 };
@@ -336,14 +336,14 @@ static const ocispec_field linux_fields[] = {
   F_OBJARR ("gidMappings", oci_linux, gid_mappings, 0, &ocispec_id_mapping_type),
   F_MAP ("sysctl", oci_linux, sysctl, 0),
   F_OBJ ("resources", oci_linux, resources, 0, &oci_resources_type),
-  F_STR ("cgroupsPath", oci_linux, cgroups_path, 0),
+  F_STR ("cgroupsPath", oci_linux, cgroups_path, OCISPEC_F_PATH),
   F_OBJARR ("namespaces", oci_linux, namespaces, 0, &namespace_type),
   F_OBJARR ("devices", oci_linux, devices, 0, &device_type),
   F_OBJMAP ("netDevices", oci_linux, net_devices, 0, &net_device_type, NULL, NULL),
   F_OBJ ("seccomp", oci_linux, seccomp, 0, &seccomp_type),
   F_ENUM ("rootfsPropagation", oci_linux, rootfs_propagation, 0, rootfs_propagations, "rootfs propagation"),
-  F_STRARR ("maskedPaths", oci_linux, masked_paths, 0),
-  F_STRARR ("readonlyPaths", oci_linux, readonly_paths, 0),
+  F_STRARR ("maskedPaths", oci_linux, masked_paths, OCISPEC_F_PATH),
+  F_STRARR ("readonlyPaths", oci_linux, readonly_paths, OCISPEC_F_PATH),
   F_STR ("mountLabel", oci_linux, mount_label, 0),
   F_OBJ ("intelRdt", oci_linux, intel_rdt, 0, &intel_rdt_type),
   F_OBJ ("memoryPolicy", oci_linux, memory_policy, 0, &memory_policy_type),

@@ -117,7 +117,7 @@ static const ocispec_field process_fields[] = {
   F_STRARR ("args", oci_process, args, 0),
   F_STR ("commandLine", oci_process, command_line, 0),
   F_STRARR ("env", oci_process, env, 0),
-  F_STR ("cwd", oci_process, cwd, OCISPEC_F_REQUIRED),
+  F_STR ("cwd", oci_process, cwd, OCISPEC_F_REQUIRED | OCISPEC_F_PATH),
   F_OBJ ("capabilities", oci_process, capabilities, 0, &capabilities_type),
   F_OBJARR ("rlimits", oci_process, rlimits, 0, &rlimit_type),
   F_BOOL ("noNewPrivileges", oci_process, no_new_privileges, 0),

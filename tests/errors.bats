@@ -274,3 +274,22 @@ early_failure_setup() {
 		assert any(l["level"] == "debug" and l["msg"] for l in lines), lines
 	EOF
 }
+
+@test "errors: a 1 MiB hostname is refused naming .hostname, in a short message, before anything exists" {
+	"$PYTHON" - "$BUNDLE/config.json" <<-'EOF'
+		import json, sys
+		c = json.load(open(sys.argv[1]))
+		c["hostname"] = "h" * (1 << 20)
+		json.dump(c, open(sys.argv[1], "w"))
+	EOF
+	create_fails
+	[ "${#output}" -lt 400 ]
+	if is_ocisbx; then [[ "$output" == *".hostname"* ]]; fi
+}
+
+@test "errors: a huge value in a message is cut short (a 64 KiB process.args[0])" {
+	requires_ocisbx "runc 1.1 echoes the whole value"
+	set_args "/$(head -c 65536 /dev/zero | tr '\0' x)"
+	create_fails
+	[ "${#output}" -lt 2048 ]
+}

@@ -17,6 +17,28 @@ err_new (int errnum, char *msg)
   return e;
 }
 
+char *
+err_format (const char *fmt, va_list ap)
+{
+  char *msg = malloc (ERR_MSG_MAX + 1);
+  int n;
+
+  if (msg == NULL)
+    abort ();
+  n = vsnprintf (msg, ERR_MSG_MAX + 1, fmt, ap);
+  if (n < 0)
+    abort ();
+  if ((size_t) n > ERR_MSG_MAX)
+    {
+      /* cut before a whole UTF-8 character, then "..." */
+      size_t k = ERR_MSG_MAX - 3;
+      while (k > 0 && ((unsigned char) msg[k] & 0xc0) == 0x80)
+        k--;
+      memcpy (msg + k, "...", 4);
+    }
+  return msg;
+}
+
 int
 err_setv (ocisbx_err **err, int errnum, const char *fmt, va_list ap)
 {
@@ -24,8 +46,7 @@ err_setv (ocisbx_err **err, int errnum, const char *fmt, va_list ap)
   /* Nobody to tell (ERR NULL), or the first failure is kept: no message to format. */
   if (err == NULL || *err != NULL)
     return -1;
-  if (vasprintf (&msg, fmt, ap) < 0)
-    abort ();
+  msg = err_format (fmt, ap);
   if (errnum != 0)
     {
       char *full = NULL;
@@ -69,8 +90,7 @@ err_wrap (ocisbx_err **err, const char *fmt, ...)
   if (err == NULL || *err == NULL)
     return -1;
   va_start (ap, fmt);
-  if (vasprintf (&ctx, fmt, ap) < 0)
-    abort ();
+  ctx = err_format (fmt, ap);
   va_end (ap);
   if (asprintf (&full, "%s: %s", ctx, (*err)->msg) < 0)
     abort ();

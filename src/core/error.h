@@ -22,6 +22,13 @@ typedef struct ocisbx_err
 /* Set *err (which must be NULL) from a format; when errnum != 0 append
    ": strerror(errnum)".  Returns -1. */
 int err_set (ocisbx_err **err, int errnum, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+/* Messages are never sized by their input: whatever a config or a peer puts into one,
+   each formatted part stays within ERR_MSG_MAX bytes, cut with "..." (err_set, err_wrap
+   and the log's messages alike).  Fields with a kernel limit are checked at parse time
+   and echo a short prefix (libocispec). */
+#define ERR_MSG_MAX 1024
+/* FMT formatted into a malloc'd string of at most ERR_MSG_MAX bytes. */
+char *err_format (const char *fmt, va_list ap);
 int err_setv (ocisbx_err **err, int errnum, const char *fmt, va_list ap);
 /* Prefix the existing message with "context: ".  Returns -1. */
 int err_wrap (ocisbx_err **err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));

@@ -126,11 +126,9 @@ log_msg (const char *level, const char *fmt, ...)
   cleanup_free char *msg = NULL;
   va_list ap;
   va_start (ap, fmt);
-  if (vasprintf (&msg, fmt, ap) < 0)
-    msg = NULL;
+  msg = err_format (fmt, ap);
   va_end (ap);
-  if (msg)
-    log_write (level, msg);
+  log_write (level, msg);
 }
 
 void

@@ -570,7 +570,28 @@ test_close_fds_except (void)
     }
 }
 
+/* An error is never sized by its input: a huge value is cut, never in a UTF-8 char. */
+static void
+test_error_size (void)
+{
+  size_t n = 1 << 20;
+  char *big = malloc (n + 1);
+  ocisbx_err *err = NULL;
+
+  for (size_t i = 0; i < n; i += 2)
+    memcpy (big + i, "\xc3\xa9", 2); /* é */
+  big[n] = '\0';
+  err_set (&err, ENAMETOOLONG, "sethostname \"%s\"", big);
+  CHECK (err && strlen (err->msg) < ERR_MSG_MAX + 64);
+  CHECK (err && strstr (err->msg, "\xc3\xa9...: File name too long"));
+  CHECK (err && strncmp (err->msg, "sethostname \"\xc3\xa9", 15) == 0);
+  err_wrap (&err, "rootfs: %s", big);
+  CHECK (err && strlen (err->msg) < 2 * ERR_MSG_MAX + 64);
+  err_freep (&err);
+  free (big);
+}
+
 UNIT_MAIN (T (test_signal_names), T (test_ids), T (test_capabilities), T (test_rlimits), T (test_cpuset),
            T (test_path_lookup), T (test_namespace_names), T (test_namespace_plan), T (test_state_roundtrip),
            T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_process_prepare),
-           T (test_passwd_field), T (test_state_dir_remove), T (test_close_fds_except))
+           T (test_passwd_field), T (test_state_dir_remove), T (test_close_fds_except), T (test_error_size))
