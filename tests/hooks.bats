@@ -215,3 +215,12 @@ hook_noenv() { echo "{\"path\":\"$1\",\"args\":[\"hook.sh\",\"$2\"]}"; }
 	# runc 1.1 has set the process's environment in its init already, crun has not
 	if is_ocisbx; then grep -q "^createContainer from-runtime " "$SHARED/log"; fi
 }
+
+@test "hooks: prestart's state on stdin says created (as crun and the runtime-tools suite), createRuntime's creating" {
+	requires_ocisbx "runc 1.1 passes creating to prestart"
+	h=$TESTDIR/hook.sh
+	config_set hooks "{\"prestart\":[$(hook "$h" prestart)],\"createRuntime\":[$(hook "$h" createRuntime)]}"
+	create_container "$CID"
+	[ "$(grep '^prestart ' "$SHARED/log" | cut -d' ' -f3- | json_field status)" = created ]
+	[ "$(grep '^createRuntime ' "$SHARED/log" | cut -d' ' -f3- | json_field status)" = creating ]
+}

@@ -541,7 +541,7 @@ static int
 parent_hooks (create_ctx *c, ocisbx_err **err)
 {
   const oci_hooks *h = c->cfg->hooks;
-  cleanup_free char *state = NULL;
+  cleanup_free char *created = NULL, *creating = NULL;
   sync_msg m;
 
   if (!c->parent_hooks)
@@ -549,9 +549,12 @@ parent_hooks (create_ctx *c, ocisbx_err **err)
   if (recv_from_init (c, SYNC_HOOKS, &m, err) < 0)
     return -1;
   sync_msg_clear (&m);
-  state = create_state_json (c, "creating");
-  if (hooks_run (h->prestart, h->prestart_len, state, "prestart", NULL, err) < 0
-      || hooks_run (h->create_runtime, h->create_runtime_len, state, "createRuntime", NULL, err) < 0)
+  /* prestart (deprecated) sees "created", as crun and the runtime-tools suite have it;
+     createRuntime "creating", as runc */
+  created = create_state_json (c, "created");
+  creating = create_state_json (c, "creating");
+  if (hooks_run (h->prestart, h->prestart_len, created, "prestart", NULL, err) < 0
+      || hooks_run (h->create_runtime, h->create_runtime_len, creating, "createRuntime", NULL, err) < 0)
     return -1;
   return sync_send (c->sync_parent, SYNC_HOOKS_DONE, 0, NULL, 0, -1, err);
 }
