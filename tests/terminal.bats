@@ -201,12 +201,17 @@ runtime_cmd() { printf '%q ' "$OCI_RUNTIME" --root "$ROOT" "$@"; }
 	fi
 }
 
-@test "terminal: the pty belongs to the process's user (run and exec -t)" {
+# run_pty_owner: `run` of a process of uid and gid 1000 that prints its pty's owner.
+run_pty_owner() {
 	config_set process.user '{"uid":1000,"gid":1000}'
 	set_args sh -c 'stat -c %u:%g $(tty)'
 	run in_script "$(runtime_cmd run -b "$BUNDLE" "$CID")"
 	echo "$output"
 	[ "$status" -eq 0 ]
+}
+
+@test "terminal: the pty belongs to the process's user (run and exec -t)" {
+	run_pty_owner
 	# devpts' gid=5 names the group (the kernel's choice, kept, as runc keeps it)
 	[ "${lines[0]}" = 1000:5 ]
 
@@ -223,10 +228,6 @@ runtime_cmd() { printf '%q ' "$OCI_RUNTIME" --root "$ROOT" "$@"; }
 @test "terminal: without a gid from devpts the pty's group is the process's, as if it had opened it" {
 	requires_ocisbx "runc leaves the creator's group (0)"
 	config_set 'mounts[destination=/dev/pts].options' '["nosuid","noexec","newinstance","ptmxmode=0666","mode=0620"]'
-	config_set process.user '{"uid":1000,"gid":1000}'
-	set_args sh -c 'stat -c %u:%g $(tty)'
-	run in_script "$(runtime_cmd run -b "$BUNDLE" "$CID")"
-	echo "$output"
-	[ "$status" -eq 0 ]
+	run_pty_owner
 	[ "${lines[0]}" = 1000:1000 ]
 }
