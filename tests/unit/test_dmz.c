@@ -368,7 +368,7 @@ test_stub_tree (void)
   /* failures */
   st = run_stub_as (fd, -1, "0:3:-:0", "/no/such/file", STRS ("prog", NULL), &m4);
   CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 127);
-  CHECK_STR (m4, "ocisbx: exec: \"prog\": no such file or directory\n");
+  CHECK_STR (m4, "ocisbx: exec /no/such/file: no such file or directory\n");
   st = run_stub_as (fd, -1, "0:x:-:0", "/bin/true", STRS ("true", NULL), &m5);
   CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 126);
   CHECK_STR (m5, "ocisbx-dmz: bad exec tree options\n");
