@@ -10,7 +10,7 @@
 #include "cmd/cmd.h"
 #include "core/features_list.h"
 #include "core/log.h"
-#include "core/rootless.h"
+#include "core/ns/rootless.h"
 #include "core/utils.h"
 
 static const ocisbx_command commands[] = {

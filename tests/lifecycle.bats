@@ -459,7 +459,7 @@ create_running() {
 		[ "$fd" -gt 3 ] || continue
 		if is_ocisbx; then
 			# besides the process's: the exec fifo (O_PATH), the exec stub and the
-			# memory cgroup hand-off of the stub (cgroup_join.h), all closed at execve
+			# memory cgroup hand-off of the stub (cgroups/join.h), all closed at execve
 			case "$target" in
 			*/exec.fifo | /memfd:ocisbx-dmz* | /sys/fs/cgroup/memory/*/tasks) ;;
 			*) echo "fd $fd: $target"; false ;;

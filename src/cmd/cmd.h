@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "../core/log.h"
+#include "core/log.h"
 
 typedef struct ocisbx_globals
 {

@@ -2,7 +2,7 @@
 #ifndef OCISBX_CMD_CREATE_OPTS_H
 #define OCISBX_CMD_CREATE_OPTS_H
 
-#include "../core/container.h"
+#include "core/container/container.h"
 #include "cmd.h"
 
 #define CMD_HELP_SHOWN (-1)

@@ -4,7 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "../core/container.h"
+#include "core/container/container.h"
 
 static const char help[] =
   "Usage: ocisbx delete [OPTIONS] CONTAINER-ID\n\n"

@@ -11,9 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/cgroups/ops.h"
-#include "../core/cgroups/stats.h"
-#include "../core/utils.h"
+#include "core/cgroups/ops.h"
+#include "core/cgroups/stats.h"
+#include "core/utils.h"
 
 static const char events_help[]
     = "Usage: ocisbx events [--stats] [--interval DURATION] CONTAINER-ID\n"

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/exec.h"
-#include "../core/utils.h"
+#include "core/container/exec.h"
+#include "core/utils.h"
 
 static const char exec_help[] =
   "Usage: ocisbx exec [OPTIONS] CONTAINER-ID COMMAND [ARG...]\n"

@@ -5,8 +5,8 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "../core/container.h"
-#include "../core/process.h"
+#include "core/container/container.h"
+#include "core/process/process.h"
 
 static const char help[] =
   "Usage: ocisbx kill [OPTIONS] CONTAINER-ID [SIGNAL]\n\n"

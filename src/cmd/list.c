@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/container.h"
-#include "../core/utils.h"
+#include "core/container/container.h"
+#include "core/utils.h"
 
 static const char help[] =
   "Usage: ocisbx list [OPTIONS]\n\n"

@@ -4,7 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "../core/cgroups/ops.h"
+#include "core/cgroups/ops.h"
 
 static const char pause_help[]
     = "Usage: ocisbx pause CONTAINER-ID\n"

@@ -11,8 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/cgroups/ops.h"
-#include "../core/utils.h"
+#include "core/cgroups/ops.h"
+#include "core/utils.h"
 
 extern char **environ;
 

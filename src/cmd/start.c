@@ -1,7 +1,7 @@
 #include <config.h>
 #include "cmd.h"
 
-#include "../core/container.h"
+#include "core/container/container.h"
 
 int
 cmd_start (const ocisbx_globals *g, int argc, char **argv)

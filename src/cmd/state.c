@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/container.h"
+#include "core/container/container.h"
 
 int
 cmd_state (const ocisbx_globals *g, int argc, char **argv)

@@ -12,8 +12,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "../core/cgroups/ops.h"
-#include "../core/utils.h"
+#include "core/cgroups/ops.h"
+#include "core/utils.h"
 
 static const char update_help[]
     = "Usage: ocisbx update [OPTIONS] CONTAINER-ID\n"

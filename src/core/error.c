@@ -1,5 +1,5 @@
 #include <config.h>
-#include "error.h"
+#include "core/error.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  */
 #include <config.h>
 #include <git_commit.h>
-#include "features.h"
+#include "core/features.h"
 
 #include <ctype.h>
 #include <fcntl.h>
@@ -17,10 +17,10 @@
 #include <sys/capability.h>
 #include <unistd.h>
 
-#include "exec.h"
-#include "mount_options.h"
-#include "seccomp.h"
-#include "utils.h"
+#include "core/container/exec.h"
+#include "core/rootfs/mount_options.h"
+#include "core/seccomp/seccomp.h"
+#include "core/utils.h"
 
 static const char *const hook_kinds[] = {
   "prestart", "createRuntime", "createContainer", "startContainer", "poststart", "poststop", NULL,

@@ -2,7 +2,7 @@
 #ifndef OCISBX_FEATURES_H
 #define OCISBX_FEATURES_H
 
-#include "error.h"
+#include "core/error.h"
 #include "ocispec.h"
 
 /* Build the document describing what this build, on this host, supports.

@@ -1,5 +1,5 @@
 #include <config.h>
-#include "log.h"
+#include "core/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "utils.h"
+#include "core/utils.h"
 
 /* The CLI's logging options: set once by log_init (). */
 static struct

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "error.h"
+#include "core/error.h"
 
 typedef enum
 {

@@ -1,5 +1,5 @@
 #include <config.h>
-#include "utils.h"
+#include "core/utils.h"
 
 #include <errno.h>
 #include <fcntl.h>

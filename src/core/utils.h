@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
-#include "error.h"
+#include "core/error.h"
 
 void cleanup_freep (void *p);
 void cleanup_closep (int *fd);

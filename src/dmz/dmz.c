@@ -1,7 +1,7 @@
 /* ocisbx-dmz: the program the container's process is exec'd through.
 
    The runtime prepares the container and then, as its very last step, executes this
-   small static program from a sealed memfd (src/core/dmz.c); it executes the
+   small static program from a sealed memfd (src/core/process/dmz.c); it executes the
    container's program in turn.  So when the kernel runs the container's program,
    /proc/self/exe is this sealed copy, never the host's ocisbx: a program whose
    interpreter is `#!/proc/self/exe` (CVE-2019-5736) runs the dmz, not the runtime,
@@ -10,7 +10,7 @@
      argv: "ocisbx-dmz" PATH ARGV0 ARGS...      envp: the process's environment
        or: "ocisbx-dmz-memcg" FD PATH ARGV0 ARGS...: first write "0" to FD, the
            container's cgroup v1 memory "tasks" file, and close it (the runtime stepped
-           out of that cgroup for this exec: src/core/cgroup_join.h)
+           out of that cgroup for this exec: src/core/cgroups/join.h)
        or: "ocisbx-dmz-tree" OPTS PATH ARGV0 ARGS...: the exec tree's reaper (tree.h):
            a subreaper that forks the leader, which executes PATH, and kills what is
            left of the leader's tree once the leader is gone (OPTS: tree.h)

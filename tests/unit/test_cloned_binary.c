@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/cloned_binary.h"
+#include "core/process/cloned_binary.h"
 #include "core/utils.h"
 
 #define PROBE_ENV "OCISBX_UNIT_CLONED_PROBE"

@@ -14,8 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/dmz.h"
-#include "core/seccomp.h"
+#include "core/process/dmz.h"
+#include "core/seccomp/seccomp.h"
 #include "core/utils.h"
 
 #define STRS(...) ((char *[]){ __VA_ARGS__ })

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/exec_internal.h"
+#include "core/container/exec_internal.h"
 #include "unit.h"
 
 static const char config_json[]

@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/namespaces.h"
-#include "core/process.h"
-#include "core/state.h"
-#include "core/sync.h"
+#include "core/ns/namespaces.h"
+#include "core/process/process.h"
+#include "core/container/state.h"
+#include "core/container/sync.h"
 #include "core/utils.h"
 #include "unit.h"
 

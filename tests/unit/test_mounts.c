@@ -16,11 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/mount_options.h"
-#include "core/mounts.h"
-#include "core/pathres.h"
-#include "core/rootfs.h"
-#include "core/sysctl.h"
+#include "core/rootfs/mount_options.h"
+#include "core/rootfs/mounts.h"
+#include "core/rootfs/pathres.h"
+#include "core/rootfs/rootfs.h"
+#include "core/rootfs/sysctl.h"
 #include "core/utils.h"
 #include "ocispec.h"
 #include "unit.h"

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/rootless.h"
+#include "core/ns/rootless.h"
 #include "core/utils.h"
 #include "unit.h"
 

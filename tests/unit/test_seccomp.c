@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cloned_binary.h"
-#include "core/lsm.h"
-#include "core/seccomp.h"
-#include "core/seccomp_cache.h"
-#include "core/sha256.h"
+#include "core/process/cloned_binary.h"
+#include "core/process/lsm.h"
+#include "core/seccomp/seccomp.h"
+#include "core/seccomp/seccomp_cache.h"
+#include "core/seccomp/sha256.h"
 #include "core/utils.h"
 
 extern char **environ;

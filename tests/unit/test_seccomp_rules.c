@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/seccomp.h"
-#include "core/seccomp_rules.h"
+#include "core/seccomp/seccomp.h"
+#include "core/seccomp/seccomp_rules.h"
 #include "core/utils.h"
 
 static bool dump_round;

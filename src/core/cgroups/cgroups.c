@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../log.h"
-#include "../utils.h"
-#include "internal.h"
+#include "core/log.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 #define SERIAL_MAGIC "ocisbx-cgroups 1"
 
@@ -322,7 +322,7 @@ create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err 
 /* The creation plan: each hierarchy's CREATED is the number of trailing levels of its
    path that do not exist yet, which create_one will make.  Written down (cc->record)
    before the first mkdir, it lets a clean-up after a create killed at any point remove
-   exactly those, and never a level that was there before: see cgroup_record.h.  A level
+   exactly those, and never a level that was there before: see cgroups/record.h.  A level
    another create makes between the plan and our mkdir is recorded as ours until the
    record is rewritten after create_one; two containers racing for one leaf is the
    only way that matters. */

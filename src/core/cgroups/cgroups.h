@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../error.h"
+#include "core/error.h"
 #include "ocispec.h"
 
 typedef struct cgroup_manager cgroup_manager;
@@ -40,7 +40,7 @@ typedef struct cgroup_config
   const char *proc_cgroup;  /* the runtime's own cgroups file, default "/proc/self/cgroup" */
   bool rootless; /* unprivileged: a hierarchy we may not write is skipped (error only if
                     resources need it); no device cgroup */
-  /* The creation record (cgroup_record.h): called with the serialized manager naming
+  /* The creation record (cgroups/record.h): called with the serialized manager naming
      the levels of each hierarchy that do not exist yet, BEFORE the first mkdir, and
      again if what was made differs; an error stops the setup.  NULL: no record. */
   int (*record) (void *arg, const char *serialized, ocisbx_err **err);

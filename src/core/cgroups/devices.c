@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../utils.h"
-#include "internal.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 /* What every container may use, as runc allows it (after the config's rules, so they
    cannot take it away): mknod of any node, and the nodes every container has.  Not

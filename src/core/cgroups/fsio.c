@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../utils.h"
-#include "internal.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 char *
 cg_file (const cg_hier *h, const char *file)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cgroups.h"
+#include "core/cgroups/cgroups.h"
 
 #define CG_DEFAULT_ROOT "/sys/fs/cgroup"
 

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/statfs.h>
 
-#include "../utils.h"
-#include "internal.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270

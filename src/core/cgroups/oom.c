@@ -9,8 +9,8 @@
 #include <sys/inotify.h>
 #include <unistd.h>
 
-#include "../utils.h"
-#include "internal.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 static uint64_t
 oom_kills (const cg_hier *h)

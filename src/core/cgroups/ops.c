@@ -7,10 +7,10 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "../state.h"
-#include "../utils.h"
-#include "internal.h"
-#include "ops.h"
+#include "core/container/state.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
+#include "core/cgroups/ops.h"
 
 struct cgops_container
 {

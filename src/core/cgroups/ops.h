@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "../error.h"
-#include "cgroups.h"
+#include "core/error.h"
+#include "core/cgroups/cgroups.h"
 #include "ocispec.h"
 
 /* Freeze (PAUSE) or thaw a container: pause needs it running, resume paused. */

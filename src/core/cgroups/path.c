@@ -11,8 +11,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../utils.h"
-#include "internal.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 #define FIELD ".linux.cgroupsPath"
 

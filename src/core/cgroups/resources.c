@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../utils.h"
-#include "internal.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 int
 cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const char *value, bool noop,

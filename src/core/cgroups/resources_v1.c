@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../log.h"
-#include "../utils.h"
-#include "internal.h"
+#include "core/log.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 #define F ".linux.resources."
 

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../log.h"
-#include "../utils.h"
-#include "internal.h"
+#include "core/log.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 void
 cg_rootless_drop (cgroup_manager *m, size_t i, const char *why)

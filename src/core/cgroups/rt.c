@@ -20,9 +20,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../log.h"
-#include "../utils.h"
-#include "internal.h"
+#include "core/log.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 #define RT_RUNTIME "cpu.rt_runtime_us"
 #define RT_PERIOD "cpu.rt_period_us"

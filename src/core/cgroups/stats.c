@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../utils.h"
-#include "internal.h"
-#include "stats.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
+#include "core/cgroups/stats.h"
 
 static void
 u64s_free (cgroup_u64s *l)

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cgroups.h"
+#include "core/cgroups/cgroups.h"
 
 typedef struct cgroup_u64s
 {

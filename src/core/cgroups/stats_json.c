@@ -9,8 +9,8 @@
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
-#include "../utils.h"
-#include "stats.h"
+#include "core/utils.h"
+#include "core/cgroups/stats.h"
 
 static void
 key (yajl_gen g, const char *k)

@@ -27,10 +27,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../log.h"
-#include "../utils.h"
-#include "internal.h"
-#include "stats.h"
+#include "core/log.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
+#include "core/cgroups/stats.h"
 
 #define HELPER "ocisbx-systemd"
 

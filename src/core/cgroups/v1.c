@@ -7,8 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../utils.h"
-#include "internal.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 /* FILE ("cpuset.cpus", "cpuset.mems") of the v1 cpuset cgroup DIR, filled from the
    level above when empty: a cgroup cannot take tasks while either is empty (ENOSPC).

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../log.h"
-#include "../utils.h"
-#include "internal.h"
+#include "core/log.h"
+#include "core/utils.h"
+#include "core/cgroups/internal.h"
 
 int
 cg_v2_enable_level (const cgroup_manager *m, const char *dir, const oci_resources *res,

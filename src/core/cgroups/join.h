@@ -1,0 +1,54 @@
+/* Joining the container's cgroups without the kernel's slow path.
+ *
+ * Writing a pid to cgroup.procs takes cgroup_threadgroup_rwsem for writing, which
+ * waits for an RCU grace period: 5-15 ms per create on a busy machine, the largest
+ * single cost of `run`.  Two ways around it, used when possible:
+ *   - a v2 hierarchy (v2, or hybrid's unified): clone3 with CLONE_INTO_CGROUP;
+ *   - each v1 hierarchy: the child writes "0" to the cgroup's "tasks" file, moving
+ *     only itself (it is single-threaded), for which the kernel skips that lock.
+ *     The files are opened by the parent before the clone: the kernel checks the
+ *     opener's credentials, so this works from a new user namespace too.
+ * Anything unusual (rootless, a file that cannot be opened, a kernel without
+ * CLONE_INTO_CGROUP) falls back to cgroup_enter () by the parent.
+ *
+ * The exec stub (dmz.h) is the runtime's, not the container's: on a v1 memory
+ * hierarchy the init steps back into the runtime's own memory cgroup for the stub's
+ * exec, and the stub rejoins the container's before it executes the process (the
+ * memory_home and memory fds), so the stub's page tables and stack are not charged to
+ * a container that may have a tight memory limit.
+ *
+ * Built on cgroup_serialize ()'s text until cgroups.h offers the hierarchies itself.
+ */
+#ifndef OCISBX_CGROUP_JOIN_H
+#define OCISBX_CGROUP_JOIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/cgroups/cgroups.h"
+#include "core/error.h"
+
+#define CGROUP_JOIN_MAX 24
+
+typedef struct cgroup_join
+{
+  bool usable;
+  int v2_dir;                   /* for CLONE_INTO_CGROUP, or -1 */
+  int tasks[CGROUP_JOIN_MAX];   /* v1 "tasks" files, open for writing */
+  size_t n_tasks;
+  size_t memory_at;             /* index in tasks of the v1 memory hierarchy, or SIZE_MAX */
+  int memory_home;              /* the runtime's own v1 memory "tasks", or -1 */
+  int memory;                   /* after cgroup_join_self: the container's memory "tasks",
+                                   kept for the stub when memory_home is open, or -1 */
+} cgroup_join;
+
+/* Nothing open (what cgroup_join_close leaves). */
+void cgroup_join_init (cgroup_join *j);
+/* Parent: open what the child needs; j->usable false means "use cgroup_enter". */
+void cgroup_join_prepare (const cgroup_manager *m, const char *fs_root, cgroup_join *j);
+/* Child, first thing after the clone: join every v1 hierarchy (closing the files but
+   j->memory). */
+int cgroup_join_self (cgroup_join *j, ocisbx_err **err);
+void cgroup_join_close (cgroup_join *j);
+
+#endif

@@ -1,0 +1,752 @@
+/* create: the parent's side of the pipeline (the child's is container_init.c). */
+#include <config.h>
+#include "core/container/container_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/cgroups/record.h"
+#include "core/process/dmz.h"
+#include "core/container/exec.h"
+#include "core/process/foreground.h"
+#include "core/container/hooks.h"
+#include "core/log.h"
+#include "core/process/lsm.h"
+#include "core/rootfs/mounts.h"
+#include "core/container/notify.h"
+#include "core/rootfs/pathres.h"
+#include "core/container/sync.h"
+#include "core/process/terminal.h"
+#include "core/utils.h"
+
+/* ---- preparing: nothing on the system is touched here ---- */
+
+static char *
+absolute_path (const char *path)
+{
+  char cwd[PATH_MAX];
+  cleanup_free char *joined = NULL;
+
+  if (path[0] == '/')
+    return pathres_clean (path);
+  if (getcwd (cwd, sizeof cwd) == NULL)
+    return NULL;
+  joined = xasprintf ("%s/%s", cwd, path);
+  return pathres_clean (joined);
+}
+
+static int
+parse_config (create_ctx *c, ocisbx_err **err)
+{
+  char *msg = NULL;
+
+  if (oci_config_parse_file (c->config_path, &c->cfg, &msg) < 0)
+    return err_take (err, 0, msg ? msg : xstrdup ("config.json: cannot parse"));
+  return 0;
+}
+
+static int
+validate_root (create_ctx *c, ocisbx_err **err)
+{
+  const oci_root *root = c->cfg->root;
+  cleanup_free char *joined = NULL;
+  struct stat st;
+
+  if (root == NULL || root->path == NULL || root->path[0] == '\0')
+    return err_set (err, 0, "config.json: .root.path: required");
+  joined = root->path[0] == '/' ? xstrdup (root->path) : xasprintf ("%s/%s", c->bundle, root->path);
+  c->rootfs = realpath (joined, NULL);
+  if (c->rootfs == NULL)
+    return err_set (err, errno, "config.json: .root.path: `%s`", joined);
+  if (stat (c->rootfs, &st) < 0 || !S_ISDIR (st.st_mode))
+    return err_set (err, ENOTDIR, "config.json: .root.path: `%s`", joined);
+  return 0;
+}
+
+static int
+validate_namespaces (create_ctx *c, ocisbx_err **err)
+{
+  const oci_linux *lx = c->cfg->linux_;
+  int flags, any = 0;
+
+  if (ns_prepare (lx, &c->ns, err) < 0)
+    return -1;
+  flags = c->ns.new_flags;
+  for (size_t i = 0; i < c->ns.n_joins; i++)
+    any |= c->ns.joins[i].flag;
+  any |= flags;
+  c->userns = (any & CLONE_NEWUSER) != 0;
+  c->own_mntns = (flags & CLONE_NEWNS) != 0;
+  /* A shared mount namespace: its process builds the root in a private one and returns
+     (rootfs.h), which takes the privileges of the namespace's owner. */
+  if (!c->own_mntns && c->userns && !(c->ns.join_user && (any & CLONE_NEWNS)))
+    return err_set (err, 0, "config.json: .linux.namespaces: a user namespace of the container needs a mount "
+                            "namespace of its own (or one joined with the user namespace): the mount namespace "
+                            "it would share belongs to another user namespace, which its process cannot "
+                            "re-enter once its root is built");
+  if (c->cfg->hostname && c->cfg->hostname[0] && !(any & CLONE_NEWUTS))
+    return err_set (err, 0, "config.json: .hostname: setting the hostname needs a uts namespace of the container");
+  if (c->cfg->domainname && c->cfg->domainname[0] && !(any & CLONE_NEWUTS))
+    return err_set (err, 0, "config.json: .domainname: setting the domainname needs a uts namespace of the container");
+  if (flags & CLONE_NEWUSER)
+    {
+      if (lx->uid_mappings_len == 0 || lx->gid_mappings_len == 0)
+        return err_set (err, 0, "config.json: .linux.uidMappings/gidMappings: a new user namespace needs both");
+      /* unprivileged: which maps need newuidmap/newgidmap, and are we entitled to them */
+      if (idmap_prepare (lx, &c->idmap, err) < 0)
+        return -1;
+      if (c->idmap.deny_setgroups && c->cfg->process && c->cfg->process->user.additional_gids_len > 0)
+        return err_set (err, 0, "config.json: .process.user.additionalGids: setgroups is denied in a user namespace "
+                                "whose gid map an unprivileged user wrote itself (map /etc/subgid ranges in "
+                                ".linux.gidMappings to go through newgidmap)");
+    }
+  else if (lx && (lx->uid_mappings_len || lx->gid_mappings_len))
+    return err_set (err, 0, "config.json: .linux.uidMappings: given without a new user namespace");
+  else if (!c->userns && !rootless_has_cap (CAP_SYS_ADMIN))
+    return err_set (err, 0, "config.json: .linux.namespaces: without CAP_SYS_ADMIN (rootless) the container "
+                            "needs a user namespace (`ocisbx spec --rootless` writes one)");
+  return 0;
+}
+
+static int
+validate_terminal (create_ctx *c, bool foreground, ocisbx_err **err)
+{
+  const container_opts *o = c->o;
+
+  if (c->proc.terminal)
+    {
+      if (o->console_socket == NULL && !foreground)
+        return err_set (err, 0, "process.terminal is true but there is no --console-socket to send the "
+                                "terminal to (the container would have no terminal)");
+      c->relay = o->console_socket == NULL;
+      /* the process starts at once (`run`): its pty has our size from the first */
+      if (c->relay)
+        c->proc.has_tty_size |= terminal_caller_size (&c->proc.tty_size);
+    }
+  else if (o->console_socket)
+    return err_set (err, 0, "--console-socket given but process.terminal is false");
+  return 0;
+}
+
+/* LISTEN_FDS from systemd socket activation go on to the container, as in runc. */
+static int
+listen_fds (char ***env, ocisbx_err **err)
+{
+  const char *n = getenv ("LISTEN_FDS"), *pid = getenv ("LISTEN_PID");
+  long v;
+  char *end;
+
+  *env = NULL;
+  if (n == NULL || pid == NULL || atol (pid) != (long) getpid ())
+    return 0;
+  v = strtol (n, &end, 10);
+  if (*end || v <= 0 || v > 1024)
+    return 0;
+  *env = xmalloc0 (3 * sizeof (char *));
+  (*env)[0] = xasprintf ("LISTEN_FDS=%ld", v);
+  (*env)[1] = xstrdup ("LISTEN_PID=1");
+  return (int) v;
+}
+
+int
+create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_err **err)
+{
+  cleanup_strv char **extra_env = NULL;
+  int n_listen, kill_tree;
+
+  c->o = o;
+  if (state_validate_id (o->id, err) < 0)
+    return -1;
+  c->bundle = absolute_path (o->bundle ? o->bundle : ".");
+  if (c->bundle == NULL)
+    return err_set (err, errno, "bundle path");
+  c->config_path = xasprintf ("%s/config.json", c->bundle);
+  if (parse_config (c, err) < 0 || validate_root (c, err) < 0)
+    return -1;
+  if (notify_host_socket ())
+    {
+      cleanup_free char *root = absolute_path (o->root ? o->root : STATE_ROOT_DEFAULT);
+      cleanup_free char *dir = root ? xasprintf ("%s/%s", root, o->id) : NULL;
+      if (dir == NULL)
+        return err_set (err, errno, "state root path");
+      notify_config (c->cfg, dir);
+      c->notify = true;
+    }
+  n_listen = listen_fds (&extra_env, err);
+  c->preserve_fds = o->preserve_fds + n_listen;
+  /* The spec needs process only at `start`: without it the container is created with
+     nothing to run (the init does all but the process's steps), and start refuses. */
+  if (c->cfg->process == NULL && !c->start_now)
+    process_prepare_none (&c->proc);
+  else if (process_prepare (c->cfg->process, "config.json", ".process", extra_env, &c->proc, err) < 0)
+    return -1;
+  if (c->cfg->linux_ && process_prepare_personality (c->cfg->linux_->personality, &c->proc, err) < 0)
+    return -1;
+  if (validate_namespaces (c, err) < 0 || validate_terminal (c, foreground, err) < 0)
+    return -1;
+  if (rootfs_validate_config (c->cfg, err) < 0)
+    return -1;
+  if (c->cfg->linux_ && c->cfg->linux_->seccomp && seccomp_validate (c->cfg->linux_->seccomp, err) < 0)
+    return -1;
+  if (lsm_validate (c->proc.apparmor_profile, c->proc.selinux_label, err) < 0)
+    return -1;
+  if (exec_kill_tree_annotation (&c->cfg->annotations, &kill_tree, err) < 0)
+    return -1;
+  if (c->cfg->hooks)
+    {
+      const oci_hooks *h = c->cfg->hooks;
+      c->parent_hooks = h->prestart_len || h->create_runtime_len;
+      c->child_hooks = h->create_container_len || h->start_container_len;
+    }
+  c->pdeathsig = foreground && !o->detach;
+  return 0;
+}
+
+/* ---- the state document for hooks ---- */
+
+char *
+create_state_json (const create_ctx *c, const char *status)
+{
+  oci_state s = { 0 };
+  int32_t pid = c->pid;
+  char *json = NULL, *msg = NULL;
+
+  s.oci_version = c->cfg->oci_version;
+  s.id = (char *) c->o->id;
+  s.status = (char *) status;
+  s.pid = &pid;
+  s.bundle = c->bundle;
+  s.annotations = c->cfg->annotations;
+  if (oci_state_generate (&s, false, &json, NULL, &msg) < 0)
+    {
+      free (msg);
+      return xstrdup ("{}");
+    }
+  return json;
+}
+
+/* ---- the pipeline ---- */
+
+static const char *
+root_path (const container_opts *o)
+{
+  return o->root ? o->root : STATE_ROOT_DEFAULT;
+}
+
+/* NOTIFY_SOCKET: the dir the container sees as /run/notify; `run` listens from now on. */
+static int
+setup_notify (create_ctx *c, ocisbx_err **err)
+{
+  if (!c->notify)
+    return 0;
+  if (notify_dir_create (c->lockfd, err) < 0)
+    return -1;
+  if (c->start_now)
+    {
+      c->notify_fd = notify_listen (c->lockfd, err);
+      if (c->notify_fd < 0)
+        return -1;
+    }
+  return 0;
+}
+
+/* --root, made if missing: the seccomp cache lives in it. */
+static int
+open_state_root (create_ctx *c, ocisbx_err **err)
+{
+  c->rootfd = state_root_open (c->o->root, true, err);
+  return c->rootfd < 0 ? -1 : 0;
+}
+
+static int
+claim_id (create_ctx *c, ocisbx_err **err)
+{
+  c->lockfd = state_dir_create (c->rootfd, c->o->id, err);
+  if (c->lockfd < 0)
+    return -1;
+  c->dir_created = true;
+  {
+    struct stat st;
+    if (fstat (c->lockfd, &st) < 0)
+      return err_set (err, errno, "stat the state dir");
+    c->dir_dev = st.st_dev;
+    c->dir_ino = st.st_ino;
+  }
+  if (c->start_now)
+    return 0;
+  /* Writable by all: the init opens it after switching to process.user (as runc). */
+  if (mkfifoat (c->lockfd, STATE_FIFO, 0622) < 0 || fchmodat (c->lockfd, STATE_FIFO, 0622, 0) < 0)
+    return err_set (err, errno, "create the exec fifo");
+  c->fifofd = openat (c->lockfd, STATE_FIFO, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  if (c->fifofd < 0)
+    return err_set (err, errno, "open the exec fifo");
+  return 0;
+}
+
+static int
+setup_cgroups (create_ctx *c, ocisbx_err **err)
+{
+  const oci_linux *lx = c->cfg->linux_;
+  cgroup_config cc = {
+    .fs_root = CGROUP_FS_ROOT,
+    .id = c->o->id,
+    .cgroups_path = lx ? lx->cgroups_path : NULL,
+    .systemd = c->o->systemd_cgroup,
+    .resources = lx ? lx->resources : NULL,
+    .rootless = c->o->rootless,
+    .record = cgroup_record_write,
+    .record_arg = &c->lockfd,
+  };
+  if (cgroup_setup (&cc, &c->cgroup, err) < 0)
+    return err_wrap (err, "cgroups");
+  return 0;
+}
+
+static int
+prepare_seccomp (create_ctx *c, ocisbx_err **err)
+{
+  cleanup_free char *cache = NULL;
+
+  /* the filter is the process's: none without one */
+  if (c->cfg->linux_ == NULL || c->cfg->linux_->seccomp == NULL || c->cfg->process == NULL)
+    return 0;
+  cache = xasprintf ("%s/seccomp-cache", root_path (c->o));
+  return seccomp_prepare (c->cfg->linux_->seccomp, cache, &c->seccomp, err);
+}
+
+/* How the process will be executed without exposing our binary (dmz.h): decided, and
+   maybe re-executed, before anything exists that the new image would not know about. */
+static int
+choose_exec_protection (create_ctx *c, ocisbx_err **err)
+{
+  if (c->cfg->process == NULL)
+    return 0; /* nothing will be executed */
+  /* a re-executed `run` must start with its caller's mask, not the one we blocked */
+  c->proc.seccomp = c->seccomp;
+  return dmz_prepare (&c->proc, c->seccomp, c->caller_mask, err);
+}
+
+static int
+clone_init (create_ctx *c, ocisbx_err **err)
+{
+  ns_saved saved;
+  int fds[2];
+  int r;
+
+  if (c->o->console_socket)
+    {
+      c->console_sock = terminal_connect_socket (c->o->console_socket, err);
+      if (c->console_sock < 0)
+        return -1;
+    }
+  if (sync_pair (fds, err) < 0)
+    return -1;
+  c->sync_parent = fds[0];
+  c->sync_child = fds[1];
+  /* In a user namespace the init cannot idmap host file systems nor reach host paths of
+     host root's: it asks us (recv_from_init). */
+  c->mount_help = c->userns && geteuid () == 0;
+  c->rctx = (rootfs_ctx){
+    .cfg = c->cfg,
+    .rootfs = c->rootfs,
+    .bundle = c->bundle,
+    .console_slave_fd = -1, /* the pty is made after pivot_root: container_init.c */
+    /* in a user namespace, new or the runtime's own (rootless podman): no mknod */
+    .userns = c->userns || rootless_in_userns (),
+    .no_pivot = c->o->no_pivot,
+    .new_cgroupns = (c->ns.new_flags & CLONE_NEWCGROUP) != 0,
+    .cgroup_path = cgroup_path (c->cgroup),
+    .cgroup = c->cgroup,
+  };
+
+  /* From the clone on, our memory and fds are in the container: none of its processes
+     may look into the init (ptrace, /proc/PID/exe, /proc/PID/fd) until its execve (dmz.h).
+     An unprivileged parent must still write its child's id maps (/proc/PID/uid_map,
+     newuidmap), which a non-dumpable child refuses: that child turns itself
+     non-dumpable once they are written, unless we must then take its seccomp listener
+     with pidfd_getfd, which needs the same access. */
+  if (geteuid () == 0)
+    {
+      if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+        return err_set (err, errno, "prctl PR_SET_DUMPABLE");
+    }
+  else
+    c->child_nondumpable = c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp);
+
+  /* the caller's terminal: its size for the pty before the process starts, raw mode */
+  if (c->relay)
+    terminal_relay_prepare (&c->tty);
+  cgroup_join_prepare (c->cgroup, CGROUP_FS_ROOT, &c->cgj);
+  r = ns_enter_for_clone (&c->ns, &saved, err);
+  if (r == 0)
+    {
+      c->pid = ns_clone (ns_clone_flags (&c->ns), c->cgj.usable ? c->cgj.v2_dir : -1, &c->pidfd, err);
+      if (c->pid < 0 && c->cgj.usable && c->cgj.v2_dir >= 0)
+        {
+          /* no CLONE_INTO_CGROUP here: the parent joins the cgroups the slow way */
+          err_freep (err);
+          cgroup_join_close (&c->cgj);
+          c->cgj.usable = false;
+          c->pid = ns_clone (ns_clone_flags (&c->ns), -1, &c->pidfd, err);
+        }
+      if (c->pid == 0)
+        container_init (c);
+      if (c->pid < 0)
+        {
+          c->pid = 0;
+          r = -1;
+        }
+    }
+  cgroup_join_close (&c->cgj); /* the child has its copies */
+  if (c->proc.via_dmz && c->proc.dmz_fd >= 0)
+    {
+      close (c->proc.dmz_fd);
+      c->proc.dmz_fd = -1;
+    }
+  /* back to our own namespaces, whatever happened */
+  if (ns_leave (&saved, r == 0 ? err : NULL) < 0)
+    r = -1;
+  close (c->sync_child);
+  c->sync_child = -1;
+  return r;
+}
+
+/* With a joined user namespace and a new pid namespace the clone made an intermediate
+   process, which forks the init and reports its pid (container_init.c: fork_init). */
+static int
+adopt_grandchild (create_ctx *c, ocisbx_err **err)
+{
+  sync_msg m;
+  int fd;
+
+  if (!(c->ns.join_user && (c->ns.new_flags & CLONE_NEWPID)))
+    return 0;
+  if (sync_recv (c->sync_parent, SYNC_PID, &m, err) < 0)
+    return -1;
+  sync_msg_clear (&m);
+  while (waitpid (c->pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+  c->pid = m.value;
+  fd = syscall (SYS_pidfd_open, c->pid, 0);
+  if (c->pidfd >= 0)
+    close (c->pidfd);
+  c->pidfd = fd;
+  return 0;
+}
+
+static int
+init_environment (create_ctx *c, ocisbx_err **err)
+{
+  const oci_linux *lx = c->cfg->linux_;
+  cleanup_free char *payload = NULL;
+  size_t len = 0;
+
+  if (adopt_grandchild (c, err) < 0)
+    return -1;
+
+  if (proc_stat_start_time (c->pid, &c->start_time, NULL) < 0)
+    return err_set (err, ESRCH, "the container init exited at once");
+  /* Before anything can block: from now on a delete finds the init even if this
+     create dies before its last state write, or state.json is lost. */
+  if (state_init_record_write (c->lockfd, c->pid, c->start_time, err) < 0)
+    return -1;
+  if (c->ns.new_flags & CLONE_NEWUSER)
+    {
+      if (idmap_write (c->pid, lx, &c->idmap, err) < 0)
+        return -1;
+    }
+  if (c->proc.has_oom_score_adj)
+    {
+      char path[64], val[16];
+      snprintf (path, sizeof path, "/proc/%d/oom_score_adj", (int) c->pid);
+      snprintf (val, sizeof val, "%d", c->proc.oom_score_adj);
+      if (write_proc_file (path, val, strlen (val), err) < 0)
+        return err_wrap (err, "process.oomScoreAdj");
+    }
+  if (!c->cgj.usable && cgroup_enter (c->cgroup, c->pid, err) < 0)
+    return err_wrap (err, "cgroups");
+  if (c->child_hooks)
+    {
+      /* "creating" for createContainer, NUL, "created" for startContainer */
+      cleanup_free char *a = create_state_json (c, "creating");
+      cleanup_free char *b = create_state_json (c, "created");
+      size_t la = strlen (a), lb = strlen (b);
+      payload = xmalloc0 (la + lb + 2);
+      memcpy (payload, a, la);
+      memcpy (payload + la + 1, b, lb);
+      len = la + lb + 2;
+    }
+  return sync_send (c->sync_parent, SYNC_GO, 0, payload, len, -1, err);
+}
+
+/* A bind source for the init in a user namespace (mounts_runtime_source), from inside
+   its mount namespace, sent back. */
+static int
+serve_mount_source (create_ctx *c, const sync_msg *req, ocisbx_err **err)
+{
+  cleanup_close int fd = -1;
+  ns_saved saved;
+
+  if (!c->mount_help)
+    return err_set (err, EPROTO, "sync: unexpected mount-source message");
+  if (ns_enter_mount_of (c->pidfd, c->pid, &saved, err) < 0)
+    return -1;
+  if ((size_t) req->value == ROOTFS_SOURCE)
+    {
+      fd = open (c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0)
+        err_set (err, errno, "open `%s`", c->rootfs);
+    }
+  else
+    fd = mounts_runtime_source (c->cfg, c->bundle, c->rootfs, (size_t) req->value, req->fd, err);
+  if (ns_leave (&saved, fd < 0 ? NULL : err) < 0 || fd < 0)
+    return err_wrap (err, "rootfs");
+  return sync_send (c->sync_parent, SYNC_MOUNT_SOURCE, req->value, NULL, 0, fd, err);
+}
+
+/* The init's next step WANT; on the way, the bind sources it asks for while it mounts. */
+static int
+recv_from_init (create_ctx *c, sync_type want, sync_msg *m, ocisbx_err **err)
+{
+  for (;;)
+    {
+      int r;
+
+      if (sync_recv_either (c->sync_parent, want, SYNC_MOUNT_SOURCE, m, err) < 0)
+        return -1;
+      if (m->type == (uint32_t) want)
+        return 0;
+      r = serve_mount_source (c, m, err);
+      sync_msg_clear (m);
+      if (r < 0)
+        {
+          sync_send_error (c->sync_parent, *err);
+          return -1;
+        }
+    }
+}
+
+static int
+parent_hooks (create_ctx *c, ocisbx_err **err)
+{
+  const oci_hooks *h = c->cfg->hooks;
+  cleanup_free char *created = NULL, *creating = NULL;
+  sync_msg m;
+
+  if (!c->parent_hooks)
+    return 0;
+  if (recv_from_init (c, SYNC_HOOKS, &m, err) < 0)
+    return -1;
+  sync_msg_clear (&m);
+  /* prestart (deprecated) sees "created", as crun and the runtime-tools suite have it;
+     createRuntime "creating", as runc */
+  created = create_state_json (c, "created");
+  creating = create_state_json (c, "creating");
+  if (hooks_run (h->prestart, h->prestart_len, created, "prestart", NULL, err) < 0
+      || hooks_run (h->create_runtime, h->create_runtime_len, creating, "createRuntime", NULL, err) < 0)
+    return -1;
+  return sync_send (c->sync_parent, SYNC_HOOKS_DONE, 0, NULL, 0, -1, err);
+}
+
+static int
+seccomp_listener (create_ctx *c, ocisbx_err **err)
+{
+  cleanup_free char *state = NULL;
+  cleanup_close int nfd = -1;
+  sync_msg m;
+
+  if (c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp))
+    return 0;
+  if (recv_from_init (c, SYNC_SECCOMP, &m, err) < 0)
+    return -1;
+  sync_msg_clear (&m);
+  nfd = seccomp_fetch_listener_fd (c->pid, m.value, err);
+  if (nfd < 0)
+    return -1;
+  state = create_state_json (c, "creating");
+  if (seccomp_send_listener_pid (c->cfg->linux_->seccomp, nfd, c->pid, state, err) < 0)
+    return -1;
+  return sync_send (c->sync_parent, SYNC_SECCOMP_ACK, 0, NULL, 0, -1, err);
+}
+
+static int
+wait_ready (create_ctx *c, ocisbx_err **err)
+{
+  sync_msg m;
+
+  if (recv_from_init (c, SYNC_READY, &m, err) < 0)
+    return -1;
+  c->master = m.fd;
+  m.fd = -1;
+  sync_msg_clear (&m);
+  return 0;
+}
+
+static int
+write_pid_file (create_ctx *c, ocisbx_err **err)
+{
+  return foreground_write_pid_file (c->o->pid_file, c->pid, err);
+}
+
+void
+create_ctx_state (const create_ctx *c, container_state *st, char **cg)
+{
+  const oci_hooks *h = c->cfg->hooks;
+
+  *cg = cgroup_serialize (c->cgroup);
+  *st = (container_state){
+    .oci_version = c->cfg->oci_version,
+    .id = (char *) c->o->id,
+    .pid = c->pid,
+    .start_time = c->start_time,
+    .bundle = c->bundle,
+    .config = c->config_path,
+    .rootfs = c->rootfs,
+    .created = c->created,
+    .owner = geteuid (),
+    .cgroup = *cg,
+    .systemd_cgroup = c->o->systemd_cgroup,
+    .rootless = c->o->rootless,
+    .userns = c->userns,
+    .no_process = c->cfg->process == NULL,
+    .annotations = c->cfg->annotations,
+  };
+  if (h)
+    {
+      st->poststart = h->poststart;
+      st->poststart_len = h->poststart_len;
+      st->poststop = h->poststop;
+      st->poststop_len = h->poststop_len;
+    }
+}
+
+static int
+write_state (create_ctx *c, ocisbx_err **err)
+{
+  cleanup_free char *cg = NULL;
+  container_state st;
+
+  create_ctx_state (c, &st, &cg);
+  return state_write (c->lockfd, &st, err);
+}
+
+int
+create_run_pipeline (create_ctx *c, ocisbx_err **err)
+{
+  c->created = state_timestamp_now ();
+  if (open_state_root (c, err) < 0)
+    return -1;
+  /* The filter first: the choice of exec protection depends on it, and may re-execute
+     us, which must happen before the state dir and the cgroups exist. */
+  if (prepare_seccomp (c, err) < 0 || choose_exec_protection (c, err) < 0)
+    return -1;
+  if (claim_id (c, err) < 0 || setup_notify (c, err) < 0)
+    return -1;
+  if (setup_cgroups (c, err) < 0)
+    return -1;
+  /* A first state (pid 0: "creating"), so that a create killed from now on leaves
+     something `delete` can clean up, cgroups included. */
+  if (write_state (c, err) < 0)
+    return -1;
+  if (clone_init (c, err) < 0)
+    return -1;
+  log_debug ("container `%s`: init pid %d", c->o->id, (int) c->pid);
+  if (init_environment (c, err) < 0 || parent_hooks (c, err) < 0 || seccomp_listener (c, err) < 0
+      || wait_ready (c, err) < 0)
+    return -1;
+  if (write_pid_file (c, err) < 0)
+    return -1;
+  return write_state (c, err);
+}
+
+/* ---- clean-up ---- */
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+void
+create_ctx_cleanup (create_ctx *c, bool failed)
+{
+  if (failed)
+    {
+      if (c->pid > 0)
+        {
+          if (c->pidfd < 0 || syscall (SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0) < 0)
+            kill (c->pid, SIGKILL);
+          while (waitpid (c->pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        }
+      if (c->cgroup)
+        {
+          cleanup_err ocisbx_err *e = NULL;
+          if (cgroup_destroy (c->cgroup, &e) < 0)
+            log_warning ("%s", e->msg);
+        }
+      if (c->dir_created)
+        state_dir_remove (c->rootfd, c->o->id, NULL);
+    }
+  close_fd (&c->sync_parent);
+  close_fd (&c->sync_child);
+  close_fd (&c->console_sock);
+  close_fd (&c->fifofd);
+  close_fd (&c->lockfd);
+  close_fd (&c->rootfd);
+  close_fd (&c->pidfd);
+  terminal_relay_restore (&c->tty);
+  close_fd (&c->master);
+  close_fd (&c->notify_fd);
+  cgroup_join_close (&c->cgj);
+  ns_plan_close (&c->ns);
+  idmap_plan_free (&c->idmap);
+  process_plan_free (&c->proc);
+  if (c->seccomp)
+    seccomp_prog_free (c->seccomp);
+  if (c->cgroup)
+    cgroup_manager_free (c->cgroup);
+  if (c->cfg)
+    oci_config_free (c->cfg);
+  free (c->bundle);
+  free (c->config_path);
+  free (c->rootfs);
+  free (c->created);
+  memset (c, 0, sizeof *c);
+}
+
+void
+create_ctx_init (create_ctx *c)
+{
+  memset (c, 0, sizeof *c);
+  c->rootfd = c->lockfd = c->fifofd = c->console_sock = -1;
+  cgroup_join_init (&c->cgj);
+  c->sync_parent = c->sync_child = c->pidfd = c->master = c->notify_fd = -1;
+}
+
+int
+container_create (const container_opts *o, ocisbx_err **err)
+{
+  create_ctx c;
+  int r;
+
+  create_ctx_init (&c);
+  r = create_prepare (&c, o, false, err);
+  if (r == 0)
+    r = create_run_pipeline (&c, err);
+  create_ctx_cleanup (&c, r < 0);
+  return r;
+}

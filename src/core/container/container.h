@@ -1,0 +1,76 @@
+/* The container lifecycle: create, start, run, kill, delete, state, list.
+ *
+ * create, top to bottom (container.c), every step named:
+ *   parent  parse + validate config.json        nothing touched yet
+ *           claim the id (state dir), exec fifo, cgroups, seccomp filter
+ *           clone the init (namespaces.c)        ONE clone, no re-exec
+ *           uid/gid maps, oomScoreAdj, cgroup    -> SYNC_GO
+ *           prestart + createRuntime hooks       (when the init asks)
+ *           <- SYNC_READY: pid file, state file  status "created"
+ *   child   (container_init.c) namespaces, rootfs_setup, createContainer hooks,
+ *           pivot_root, pty, rootfs_finalize, process set-up (process.c), executable
+ *           resolved -> SYNC_READY; blocks opening the exec fifo until `start`;
+ *           startContainer hooks, seccomp, execve
+ * Any failure: one message, and nothing is left (init killed, cgroups and state dir removed).
+ */
+#ifndef OCISBX_CONTAINER_H
+#define OCISBX_CONTAINER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+#include "core/container/state.h"
+
+typedef struct container_opts
+{
+  const char *root;           /* --root; NULL: STATE_ROOT_DEFAULT */
+  const char *id;
+  const char *bundle;         /* -b; NULL: the working directory */
+  const char *pid_file;       /* --pid-file */
+  const char *console_socket; /* --console-socket */
+  int preserve_fds;           /* --preserve-fds: fds 3 .. 3+N-1 go to the container */
+  bool no_pivot;              /* --no-pivot */
+  bool no_new_keyring;        /* --no-new-keyring */
+  bool systemd_cgroup;        /* --systemd-cgroup */
+  bool rootless;              /* --rootless true */
+  /* run only */
+  bool detach; /* -d */
+  bool keep;   /* --keep */
+} container_opts;
+
+int container_create (const container_opts *o, ocisbx_err **err);
+int container_start (const char *root, const char *id, ocisbx_err **err);
+/* create + start + wait; *EXIT_CODE is the process's code or 128+signal.  With detach,
+   returns after the start. */
+int container_run (const container_opts *o, int *exit_code, ocisbx_err **err);
+int container_kill (const char *root, const char *id, int sig, bool all, ocisbx_err **err);
+int container_delete (const char *root, const char *id, bool force, ocisbx_err **err);
+/* The runtime-spec state document (pretty JSON, malloc'd). */
+int container_state_json (const char *root, const char *id, char **json, ocisbx_err **err);
+
+typedef struct container_info
+{
+  char *id;
+  pid_t pid; /* 0 when stopped */
+  container_status status;
+  char *bundle;
+  char *rootfs;
+  char *created;
+  uid_t owner;
+  char *owner_name; /* the owner's user name, or "#UID" */
+  char *oci_version;
+} container_info;
+
+/* Every container under ROOT, sorted by id. */
+int container_list (const char *root, container_info **out, size_t *n, ocisbx_err **err);
+/* runc's `list --format json` document for INFOS (malloc'd). */
+char *container_list_json (const container_info *infos, size_t n);
+void container_info_free (container_info *infos, size_t n);
+
+/* The state document (runtime-spec "state") of ST with STATUS, as hooks and listeners
+   see it; malloc'd.  (`state` adds rootfs, created and owner, as runc.) */
+char *container_state_doc (const container_state *st, container_status status, bool pretty);
+
+#endif

@@ -1,0 +1,344 @@
+/* The container init, from the clone to the execve.  It runs on the parent's memory
+   (prepared plans), reads no bundle file, and reports a failure before SYNC_READY to
+   the parent over the sync channel, after it on its stderr. */
+#include <config.h>
+#include "core/container/container_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/rootfs/devices.h"
+#include "core/container/hooks.h"
+#include "core/log.h"
+#include "core/rootfs/pathres.h"
+#include "core/container/sync.h"
+#include "core/process/terminal.h"
+#include "core/utils.h"
+
+#define KEYCTL_JOIN_SESSION_KEYRING 1
+
+typedef struct init_state
+{
+  create_ctx *c;
+  int sock;
+  bool go;             /* SYNC_GO received: maps written, cgroup joined */
+  bool ready;          /* SYNC_READY sent: errors go to stderr from now on */
+  int shared_ns;       /* the mount namespace the container shares, or -1 (rootfs.h) */
+  const char *state_creating, *state_created; /* for the container's hooks */
+  int master, slave;
+} init_state;
+
+static int
+become_root_in_userns (ocisbx_err **err)
+{
+  if (setresgid (0, 0, 0) < 0)
+    return err_set (err, errno, "setresgid 0 in the user namespace (is 0 mapped?)");
+  if (setresuid (0, 0, 0) < 0)
+    return err_set (err, errno, "setresuid 0 in the user namespace (is 0 mapped?)");
+  return 0;
+}
+
+static int
+set_names (const oci_config *cfg, ocisbx_err **err)
+{
+  /* create_prepare checked that the container has a uts namespace for non-empty names */
+  if (cfg->hostname && cfg->hostname[0] && sethostname (cfg->hostname, strlen (cfg->hostname)) < 0)
+    return err_set (err, errno, "sethostname \"%s\"", cfg->hostname);
+  if (cfg->domainname && cfg->domainname[0] && setdomainname (cfg->domainname, strlen (cfg->domainname)) < 0)
+    return err_set (err, errno, "setdomainname \"%s\"", cfg->domainname);
+  return 0;
+}
+
+static int
+new_keyring (const create_ctx *c, ocisbx_err **err)
+{
+  if (c->o->no_new_keyring)
+    return 0;
+  if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, c->o->id) < 0 && errno != ENOSYS)
+    return err_set (err, errno, "join a new session keyring (--no-new-keyring avoids it)");
+  return 0;
+}
+
+/* rootfs_ctx.runtime_source: the runtime's answer (container.c: recv_from_init). */
+static int
+ask_runtime_source (void *arg, size_t index, int fd, ocisbx_err **err)
+{
+  init_state *s = arg;
+  sync_msg m;
+  int got;
+
+  if (sync_send (s->sock, SYNC_MOUNT_SOURCE, (int32_t) index, NULL, 0, fd, err) < 0
+      || sync_recv (s->sock, SYNC_MOUNT_SOURCE, &m, err) < 0)
+    return -1;
+  got = steal_fd (&m.fd);
+  sync_msg_clear (&m);
+  if (got < 0)
+    return err_set (err, EPROTO, "mounts[%zu]: no source from the runtime", index);
+  return got;
+}
+
+static int
+setup_terminal (init_state *s, int rootfd, ocisbx_err **err)
+{
+  create_ctx *c = s->c;
+  char name[64];
+
+  if (!c->proc.terminal)
+    return 0;
+  if (terminal_open_pty (&s->master, &s->slave, name, sizeof name, err) < 0
+      || terminal_prepare_slave (s->slave, c->relay, c->proc.uid, c->proc.gid, err) < 0)
+    return -1;
+  if (devices_setup_console (rootfd, s->slave, err) < 0)
+    return err_wrap (err, "/dev/console");
+  if (c->proc.has_tty_size && terminal_set_size (s->slave, &c->proc.tty_size, err) < 0)
+    return -1;
+  if (c->console_sock >= 0)
+    {
+      if (terminal_send_fd (c->console_sock, s->master, name, err) < 0)
+        return -1;
+      close (c->console_sock);
+      c->console_sock = -1;
+      close (s->master);
+      s->master = -1;
+    }
+  return 0;
+}
+
+static void
+make_cwd (const char *cwd)
+{
+  ocisbx_err *e = NULL;
+  int fd = pathres_create (AT_FDCWD, cwd, PATHRES_DIR, 0755, &e);
+  /* a cwd that is a file: chdir says so later */
+  if (fd >= 0)
+    close (fd);
+  err_free (e);
+}
+
+/* A new pid namespace owned by a joined user namespace can only be made after the
+   setns (ns_join): unshare it and fork the real init, a sibling of ours
+   (CLONE_PARENT), whose pid goes to the parent; we are done then. */
+static int
+fork_init (init_state *s, ocisbx_err **err)
+{
+  pid_t pid;
+
+  if (unshare (CLONE_NEWPID) < 0)
+    return err_set (err, errno, "unshare the pid namespace");
+  pid = ns_clone (CLONE_PARENT, -1, NULL, err);
+  if (pid < 0)
+    return -1;
+  if (pid > 0)
+    {
+      if (sync_send (s->sock, SYNC_PID, pid, NULL, 0, -1, err) < 0)
+        {
+          kill (pid, SIGKILL);
+          return -1;
+        }
+      _exit (0);
+    }
+  if (s->c->pdeathsig)
+    prctl (PR_SET_PDEATHSIG, SIGKILL); /* not inherited */
+  return 0;
+}
+
+/* SYNC_GO: the parent has written the id maps and put us in our cgroups.  Without a
+   user or cgroup namespace nothing before the hooks depends on it, so the mounts overlap
+   the parent's cgroup writes (which wait for an RCU grace period). */
+static int
+wait_go (init_state *s, ocisbx_err **err)
+{
+  sync_msg go;
+
+  if (s->go)
+    return 0;
+  if (sync_recv (s->sock, SYNC_GO, &go, err) < 0)
+    return -1;
+  s->go = true;
+  if (go.payload)
+    {
+      s->state_creating = go.payload; /* kept until execve */
+      s->state_created = go.payload + strlen (go.payload) + 1;
+    }
+  return 0;
+}
+
+/* While the init waits for `start` it holds nothing but stdio, --preserve-fds (and
+   LISTEN_FDS, all for the process) and what it needs until its execve (the exec fifo,
+   the sync channel, the pty master for the parent, the exec stub, the memory cgroup
+   hand-off, the log): every other fd, inherited or ours, is closed, so nothing of the
+   host can be reached through /proc/1/fd of a created container.  (process_setup made
+   them all close-on-exec.) */
+static int
+close_fds_for_exec (init_state *s, ocisbx_err **err)
+{
+  create_ctx *c = s->c;
+  const process_plan *p = &c->proc;
+  int keep[] = {
+    c->fifofd, s->sock, s->master, p->via_dmz ? p->dmz_fd : -1, p->memcg_handoff ? p->memcg_home : -1,
+    p->memcg_handoff ? p->memcg : -1, log_fd (),
+  };
+
+  return close_fds_except (3 + c->preserve_fds, keep, sizeof keep / sizeof keep[0], err);
+}
+
+/* Until SYNC_READY: everything but the exec fifo, the startContainer hooks and the
+   final steps (process_final.c).  *EXE: the executable, resolved. */
+static int
+init_setup (init_state *s, char **exe, ocisbx_err **err)
+{
+  create_ctx *c = s->c;
+  const oci_config *cfg = c->cfg;
+  const oci_hooks *h = cfg->hooks;
+  process_plan *p = &c->proc;
+  cleanup_close int rootfd = -1;
+
+  if (ns_join (&c->ns, err) < 0)
+    return -1;
+  if (c->ns.join_user && (c->ns.new_flags & CLONE_NEWPID) && fork_init (s, err) < 0)
+    return -1;
+  if ((c->userns || (c->ns.new_flags & CLONE_NEWCGROUP)) && wait_go (s, err) < 0)
+    return -1;
+  if (c->userns && become_root_in_userns (err) < 0)
+    return -1;
+  if (c->child_nondumpable && prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return err_set (err, errno, "prctl PR_SET_DUMPABLE");
+  if ((c->ns.new_flags & CLONE_NEWCGROUP) && unshare (CLONE_NEWCGROUP) < 0)
+    return err_set (err, errno, "unshare the cgroup namespace");
+  if (set_names (cfg, err) < 0 || new_keyring (c, err) < 0)
+    return -1;
+  if ((c->ns.new_flags & CLONE_NEWNET) && ns_loopback_up (err) < 0)
+    return -1;
+
+  if (c->mount_help)
+    {
+      c->rctx.runtime_source = ask_runtime_source; /* SYNC_GO came: the parent listens */
+      c->rctx.runtime_source_arg = s;
+    }
+  if (!c->own_mntns && rootfs_setup_ns_enter (&s->shared_ns, err) < 0)
+    return -1;
+  if (rootfs_setup (&c->rctx, &rootfd, err) < 0)
+    return -1;
+  if ((c->parent_hooks || c->child_hooks) && wait_go (s, err) < 0)
+    return -1;
+  if (c->parent_hooks)
+    {
+      sync_msg m;
+      if (sync_send (s->sock, SYNC_HOOKS, 0, NULL, 0, -1, err) < 0
+          || sync_recv (s->sock, SYNC_HOOKS_DONE, &m, err) < 0)
+        return -1;
+    }
+  if (h && hooks_run (h->create_container, h->create_container_len, s->state_creating, "createContainer", NULL,
+                      err) < 0)
+    return -1;
+  if (rootfs_pivot (&c->rctx, rootfd, err) < 0)
+    return -1;
+  close (rootfd);
+  rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return err_set (err, errno, "open / of the container");
+  if (setup_terminal (s, rootfd, err) < 0)
+    return -1;
+  make_cwd (p->cwd);
+  if (rootfs_finalize (&c->rctx, err) < 0)
+    return -1;
+  if (s->shared_ns >= 0 && rootfs_setup_ns_leave (s->shared_ns, err) < 0)
+    return -1;
+
+  if (process_apply_early (p, err) < 0 || wait_go (s, err) < 0)
+    return -1;
+  p->pdeathsig = c->pdeathsig ? SIGKILL : 0;
+  if (process_setup (p, s->slave, 3 + c->preserve_fds, err) < 0)
+    return -1;
+  s->slave = -1;
+  if (process_resolve (p, exe, err) < 0)
+    return -1;
+  /* The exception to "the filter last" (process_final.c): a listener's fd goes
+     through the parent, which is there only until SYNC_READY. */
+  if (seccomp_prog_has_listener (c->seccomp) && process_load_filter (p, s->sock, err) < 0)
+    return -1;
+  return close_fds_for_exec (s, err);
+}
+
+/* After `start`. */
+static int
+init_start (init_state *s, const char *exe, ocisbx_err **err)
+{
+  create_ctx *c = s->c;
+  const oci_hooks *h = c->cfg->hooks;
+  int fifo;
+
+  /* Blocks until `start` opens the other end; `run` starts us itself (start_now).  The
+     fifo, or for `run` the sync channel, stays open (CLOEXEC) until execve: the parent
+     reads its end of file to know that the startContainer hooks ran and the process
+     was executed, before poststart hooks. */
+  if (!c->start_now)
+    {
+      char path[32];
+      snprintf (path, sizeof path, "/proc/self/fd/%d", c->fifofd);
+      do
+        fifo = open (path, O_WRONLY | O_CLOEXEC);
+      while (fifo < 0 && errno == EINTR);
+      if (fifo < 0)
+        return err_set (err, errno, "open the exec fifo through `%s` (is /proc mounted?)", path);
+      if (write_all (fifo, "0", 1) < 0)
+        return err_set (err, errno, "write the exec fifo");
+      close (c->fifofd);
+      c->fifofd = -1;
+    }
+  if (h && hooks_run (h->start_container, h->start_container_len, s->state_created, "startContainer",
+                      c->proc.envp, err) < 0)
+    return -1;
+  return process_finish_and_exec (&c->proc, exe, c->start_now ? s->sock : -1, err);
+}
+
+_Noreturn void
+container_init (create_ctx *c)
+{
+  init_state s = { .c = c, .sock = c->sync_child, .master = -1, .slave = -1, .shared_ns = -1 };
+  ocisbx_err *err = NULL;
+  char *exe = NULL;
+
+  /* The lock belongs to the parent: our copy of its fd would hold it until execve. */
+  close (c->lockfd);
+  close (c->sync_parent);
+  close (c->rootfd);
+  if (c->pdeathsig)
+    prctl (PR_SET_PDEATHSIG, SIGKILL);
+
+  /* execCPUAffinity.initial applies before the cgroups are joined */
+  if (c->proc.cpu_initial)
+    sched_setaffinity (0, c->proc.cpuset_size, c->proc.cpu_initial);
+  if (c->cgj.usable && cgroup_join_self (&c->cgj, &err) < 0)
+    {
+      sync_send_error (s.sock, err);
+      _exit (127);
+    }
+  if (c->cgj.memory >= 0 && c->cgj.memory_home >= 0)
+    {
+      c->proc.memcg_handoff = true;
+      c->proc.memcg_home = c->cgj.memory_home;
+      c->proc.memcg = c->cgj.memory;
+    }
+  if (init_setup (&s, &exe, &err) == 0
+      && sync_send (s.sock, SYNC_READY, 0, NULL, 0, c->relay ? s.master : -1, &err) == 0)
+    {
+      s.ready = true;
+      if (s.master >= 0)
+        close (s.master);
+      if (!c->start_now)
+        close (s.sock);
+      init_start (&s, exe, &err);
+    }
+  if (!s.ready)
+    sync_send_error (s.sock, err);
+  else
+    log_err (err);
+  _exit (127);
+}

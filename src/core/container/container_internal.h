@@ -1,0 +1,96 @@
+/* Shared by container.c (parent side of create), container_init.c (the child),
+   container_ops.c and container_run.c. */
+#ifndef OCISBX_CONTAINER_INTERNAL_H
+#define OCISBX_CONTAINER_INTERNAL_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "core/cgroups/join.h"
+#include "core/cgroups/cgroups.h"
+#include "core/container/container.h"
+#include "core/ns/namespaces.h"
+#include "core/process/process.h"
+#include "core/rootfs/rootfs.h"
+#include "core/ns/rootless.h"
+#include "core/seccomp/seccomp.h"
+#include "core/process/terminal.h"
+
+#define CGROUP_FS_ROOT "/sys/fs/cgroup"
+
+/* Everything about one create, prepared by the parent; the child reads it from its
+   copy of the parent's memory after the clone. */
+typedef struct create_ctx
+{
+  const container_opts *o;
+  oci_config *cfg;
+  char *bundle;      /* absolute */
+  char *config_path; /* absolute */
+  char *rootfs;      /* absolute, symlinks resolved */
+
+  /* parent resources */
+  int rootfd;  /* --root */
+  int lockfd;  /* the state dir, flock'ed for the whole create */
+  int fifofd;  /* the exec fifo, O_PATH: the init reopens it through /proc/self/fd (as
+                  runc), so it holds no fd of the state dir while it waits */
+  bool dir_created;
+  dev_t dir_dev; /* the state dir's identity: `run` tells one made again apart */
+  ino_t dir_ino;
+  cgroup_manager *cgroup;
+  cgroup_join cgj; /* the child joins its cgroups itself (cgroups/join.h) */
+  seccomp_prog *seccomp;
+  int console_sock; /* connected --console-socket, or -1 */
+  int sync_parent, sync_child;
+
+  /* plans */
+  ns_plan ns;
+  idmap_plan idmap; /* how the parent writes the uid/gid maps (rootless.h) */
+  process_plan proc;
+  rootfs_ctx rctx;
+  bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
+  bool userns;        /* new or joined user namespace */
+  bool own_mntns;     /* a new mount namespace (else the runtime's own, or one joined) */
+  bool relay;         /* terminal without a console socket: the parent relays the pty */
+  bool pdeathsig;     /* `run` in the foreground: the init dies with us */
+  int preserve_fds;   /* --preserve-fds + LISTEN_FDS */
+  bool child_hooks;   /* createContainer or startContainer hooks exist */
+  bool parent_hooks;  /* prestart or createRuntime hooks exist */
+  bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
+  const sigset_t *caller_mask; /* `run` in the foreground: the mask before ours (NULL: unchanged) */
+  bool notify;        /* NOTIFY_SOCKET: the container gets /run/notify (notify.h) */
+  int notify_fd;      /* `run`: the notify socket we listen on, or -1 */
+  bool start_now;     /* `run`: no exec fifo, the init executes the process once it is
+                         ready (nobody else starts it); it holds its end of the sync
+                         channel until then */
+
+  /* the init */
+  pid_t pid;
+  int pidfd;
+  uint64_t start_time;
+  int master; /* pty master received with SYNC_READY (relay), or -1 */
+  terminal_relay tty; /* relay: our terminal (its size for the pty, raw mode) */
+  char *created;
+} create_ctx;
+
+/* container.c */
+void create_ctx_init (create_ctx *c);
+/* FOREGROUND: `run` without -d (a terminal may be relayed, the init dies with us). */
+int create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_err **err);
+int create_run_pipeline (create_ctx *c, ocisbx_err **err);
+/* Undo everything of a failed create; free the context either way. */
+void create_ctx_cleanup (create_ctx *c, bool failed);
+/* The spec state document for hooks, with STATUS. */
+char *create_state_json (const create_ctx *c, const char *status);
+/* The state record of this create, as written to state.json: its strings are C's, but
+   *CG (the serialized cgroups) is the caller's to free. */
+void create_ctx_state (const create_ctx *c, container_state *st, char **cg);
+
+/* container_init.c: the child, never returns. */
+_Noreturn void container_init (create_ctx *c);
+
+/* container_ops.c */
+int container_start_at (int dirfd, const container_state *st, ocisbx_err **err);
+void container_poststart (const container_state *st);
+int container_delete_at (int rootfd, int dirfd, const char *id, container_state *st, bool force, ocisbx_err **err);
+
+#endif

@@ -1,0 +1,608 @@
+/* The commands on an existing container: start, kill, delete, state, list. */
+#include <config.h>
+#include "core/container/container_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+
+#include "core/cgroups/record.h"
+#include "core/container/hooks.h"
+#include "core/log.h"
+#include "core/container/notify.h"
+#include "core/utils.h"
+
+typedef struct opened
+{
+  int rootfd;
+  int dirfd;
+  container_state *st;
+} opened;
+
+static void
+opened_close (opened *o)
+{
+  if (o->dirfd >= 0)
+    close (o->dirfd);
+  if (o->rootfd >= 0)
+    close (o->rootfd);
+  container_state_free (o->st);
+}
+#define cleanup_opened __attribute__ ((cleanup (opened_close)))
+
+static int
+open_container (const char *root, const char *id, int lock, opened *o, ocisbx_err **err)
+{
+  o->rootfd = o->dirfd = -1;
+  o->st = NULL;
+  if (state_validate_id (id, err) < 0)
+    return -1;
+  o->rootfd = state_root_open (root, false, err);
+  if (o->rootfd < 0)
+    {
+      if ((*err)->errnum == ENOENT)
+        {
+          err_freep (err);
+          return err_take (err, ENOENT, xasprintf ("container \"%s\" does not exist", id));
+        }
+      return -1;
+    }
+  o->dirfd = state_dir_open (o->rootfd, id, lock, err);
+  if (o->dirfd < 0)
+    return -1;
+  return state_read (o->dirfd, id, &o->st, err);
+}
+
+/* The name of UID in the host's passwd, else "#UID". */
+static char *
+container_owner_name (uid_t uid)
+{
+  char *name = passwd_field ("/etc/passwd", uid, 0);
+  return name ? name : xasprintf ("#%u", (unsigned) uid);
+}
+
+/* The spec's state document; RUNTIME_FIELDS adds what runc's `state` prints beside it. */
+static char *
+state_doc (const container_state *st, container_status status, bool pretty, bool runtime_fields)
+{
+  oci_state s = { 0 };
+  int32_t pid = status == STATUS_STOPPED ? 0 : st->pid;
+  cleanup_free char *owner = NULL;
+  char *json = NULL, *msg = NULL;
+
+  s.oci_version = st->oci_version ? st->oci_version : (char *) OCI_SPEC_VERSION;
+  s.id = st->id;
+  s.status = (char *) container_status_name (status);
+  s.pid = &pid;
+  s.bundle = st->bundle;
+  s.annotations = st->annotations;
+  if (runtime_fields)
+    {
+      s.rootfs = st->rootfs ? st->rootfs : (char *) "";
+      s.created = st->created ? st->created : (char *) "";
+      s.owner = owner = container_owner_name (st->owner);
+    }
+  if (oci_state_generate (&s, pretty, &json, NULL, &msg) < 0)
+    {
+      log_warning ("%s", msg);
+      free (msg);
+      return xstrdup ("{}");
+    }
+  return json;
+}
+
+char *
+container_state_doc (const container_state *st, container_status status, bool pretty)
+{
+  return state_doc (st, status, pretty, false);
+}
+
+/* ---- signals to the init, robust against a reused pid ---- */
+
+static int
+init_pidfd (const container_state *st)
+{
+  uint64_t t;
+  int fd = syscall (SYS_pidfd_open, st->pid, 0);
+
+  if (fd < 0)
+    return -1;
+  /* the pidfd pins the process: check it is still ours */
+  if (proc_stat_start_time (st->pid, &t, NULL) < 0 || (st->start_time && t != st->start_time))
+    {
+      close (fd);
+      errno = ESRCH;
+      return -1;
+    }
+  return fd;
+}
+
+static int
+signal_init (const container_state *st, int sig, ocisbx_err **err)
+{
+  cleanup_close int fd = init_pidfd (st);
+  if (fd < 0 || syscall (SYS_pidfd_send_signal, fd, sig, NULL, 0) < 0)
+    return err_set (err, errno, "signal %d to the container's init (pid %d)", sig, (int) st->pid);
+  return 0;
+}
+
+static int
+load_cgroup (const container_state *st, cgroup_manager **m, ocisbx_err **err)
+{
+  *m = NULL;
+  if (st->cgroup == NULL || st->cgroup[0] == '\0')
+    return err_set (err, ENOENT, "no cgroup recorded");
+  return cgroup_load (CGROUP_FS_ROOT, st->cgroup, m, err);
+}
+
+/* ---- start ---- */
+
+int
+container_start_at (int dirfd, const container_state *st, ocisbx_err **err)
+{
+  container_status status = state_status (dirfd, st);
+  cleanup_close int fifo = -1;
+  char c;
+  ssize_t n;
+
+  if (status != STATUS_CREATED)
+    return err_set (err, 0, "cannot start container \"%s\": it is %s, not created", st->id,
+                    container_status_name (status));
+  /* runtime-spec: start MUST fail without process.  The init, which has nothing to
+     run, goes: the container is stopped, for delete. */
+  if (st->no_process)
+    {
+      signal_init (st, SIGKILL, NULL);
+      return err_set (err, 0, "cannot start container \"%s\": config.json: .process: not set, nothing to run", st->id);
+    }
+  fifo = openat (dirfd, STATE_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fifo < 0)
+    {
+      if (errno == ENOENT)
+        return err_set (err, 0, "cannot start container \"%s\": already started", st->id);
+      return err_set (err, errno, "open the exec fifo");
+    }
+  /* The init, blocked opening its end, writes one byte once we are here. */
+  for (;;)
+    {
+      struct pollfd p = { fifo, POLLIN, 0 };
+      int r = poll (&p, 1, 100);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        return err_set (err, errno, "poll the exec fifo");
+      if (r > 0)
+        break;
+      if (!state_init_alive (st))
+        return err_set (err, 0, "cannot start container \"%s\": its init exited", st->id);
+    }
+  do
+    n = read (fifo, &c, 1);
+  while (n < 0 && errno == EINTR);
+  if (n != 1)
+    return err_set (err, n < 0 ? errno : 0, "cannot start container \"%s\": the init did not answer", st->id);
+  if (unlinkat (dirfd, STATE_FIFO, 0) < 0 && errno != ENOENT)
+    return err_set (err, errno, "remove the exec fifo");
+  /* poststart hooks run after the user process is executed (runtime-spec): the init
+     holds its end open until execve, so wait for the end of file. */
+  if (st->poststart_len > 0)
+    {
+      fcntl (fifo, F_SETFL, 0);
+      do
+        n = read (fifo, &c, 1);
+      while (n > 0 || (n < 0 && errno == EINTR));
+    }
+  return 0;
+}
+
+void
+container_poststart (const container_state *st)
+{
+  cleanup_free char *doc = NULL;
+
+  if (st->poststart_len == 0)
+    return;
+  doc = container_state_doc (st, STATUS_RUNNING, false);
+  hooks_run_all (st->poststart, st->poststart_len, doc, "poststart");
+}
+
+/* NOTIFY_SOCKET (notify.h): start listens before the process runs and returns once
+   it said READY=1, or its init ended, as runc and crun; the container stays unlocked
+   meanwhile. */
+int
+container_start (const char *root, const char *id, ocisbx_err **err)
+{
+  const char *host = notify_host_socket ();
+  cleanup_close int notify = -1, pidfd = -1;
+  pid_t pid;
+
+  {
+    cleanup_opened opened o;
+
+    if (open_container (root, id, LOCK_EX, &o, err) < 0)
+      return -1;
+    if (host && notify_dir_exists (o.dirfd))
+      {
+        notify = notify_listen (o.dirfd, err);
+        pidfd = init_pidfd (o.st);
+        if (notify < 0)
+          return -1;
+      }
+    if (container_start_at (o.dirfd, o.st, err) < 0)
+      return -1;
+    container_poststart (o.st);
+    pid = o.st->pid;
+  }
+  if (notify >= 0 && notify_wait_ready (notify, host, pid, pidfd, err) < 0)
+    return -1;
+  return 0;
+}
+
+/* ---- kill ---- */
+
+/* --all: every process left in the container's cgroups.  Without a pid namespace of
+   its own they outlive the init, so a stopped container is signalled too (as runc);
+   one whose cgroups are gone has nothing left: done. */
+static int
+kill_all (const container_state *st, container_status status, int sig, ocisbx_err **err)
+{
+  cgroup_manager *m = NULL;
+  int r = load_cgroup (st, &m, err);
+
+  if (r == 0)
+    r = cgroup_kill_all (m, sig, err);
+  cgroup_manager_free (m);
+  if (r < 0 && (status == STATUS_STOPPED || status == STATUS_CREATING) && (*err)->errnum == ENOENT)
+    {
+      err_freep (err);
+      return 0;
+    }
+  return r;
+}
+
+int
+container_kill (const char *root, const char *id, int sig, bool all, ocisbx_err **err)
+{
+  cleanup_opened opened o;
+  container_status status;
+
+  if (open_container (root, id, 0, &o, err) < 0)
+    return -1;
+  status = state_status (o.dirfd, o.st);
+  if (all)
+    {
+      if (kill_all (o.st, status, sig, err) == 0)
+        return 0;
+      if (status == STATUS_STOPPED || status == STATUS_CREATING)
+        return err_wrap (err, "kill --all \"%s\"", id);
+      log_debug ("kill --all: %s; signalling the init only", (*err)->msg);
+      err_freep (err);
+    }
+  /* containerd (CRI) takes a kill error for "already gone" only by these words */
+  if (status == STATUS_STOPPED || status == STATUS_CREATING)
+    return err_set (err, 0, "cannot signal container \"%s\": container not running", id);
+  return signal_init (o.st, sig, err);
+}
+
+/* ---- delete ---- */
+
+static void
+wait_gone (const container_state *st, int timeout_ms)
+{
+  cleanup_close int fd = init_pidfd (st);
+  struct pollfd p = { fd, POLLIN, 0 };
+
+  if (fd < 0)
+    return;
+  while (poll (&p, 1, timeout_ms) < 0 && errno == EINTR)
+    ;
+}
+
+/* The init the record names while state.json has none (pid 0: its create died before
+   the last write): it may wait on the exec fifo for ever. */
+static void
+adopt_recorded_init (int dirfd, container_state *st)
+{
+  cleanup_err ocisbx_err *e = NULL;
+  container_state rec = { 0 };
+
+  if (state_init_record_read (dirfd, &rec.pid, &rec.start_time, &e) < 0)
+    {
+      log_warning ("%s", e->msg); /* the cgroups still hold it */
+      return;
+    }
+  if (rec.pid > 0 && state_init_alive (&rec))
+    {
+      st->pid = rec.pid;
+      st->start_time = rec.start_time;
+    }
+}
+
+int
+container_delete_at (int rootfd, int dirfd, const char *id, container_state *st, bool force, ocisbx_err **err)
+{
+  container_status status;
+  cgroup_manager *m = NULL;
+  cleanup_err ocisbx_err *e = NULL;
+
+  if (st->pid == 0)
+    adopt_recorded_init (dirfd, st);
+  status = state_status (dirfd, st);
+  if ((status == STATUS_RUNNING || status == STATUS_PAUSED) && !force)
+    return err_set (err, 0, "cannot delete container \"%s\" that is not stopped: %s (use --force)", id,
+                    container_status_name (status));
+  if (load_cgroup (st, &m, &e) < 0)
+    {
+      log_debug ("delete: %s", e->msg);
+      err_freep (&e);
+    }
+  if (status != STATUS_STOPPED && status != STATUS_CREATING)
+    {
+      if (m && cgroup_kill_all (m, SIGKILL, &e) < 0)
+        err_freep (&e);
+      signal_init (st, SIGKILL, NULL);
+      if (status == STATUS_PAUSED && m && cgroup_freeze (m, false, &e) < 0)
+        err_freep (&e);
+      wait_gone (st, 10000);
+    }
+  if (m)
+    {
+      if (cgroup_destroy (m, &e) < 0)
+        {
+          log_warning ("delete: %s", e->msg);
+          err_freep (&e);
+        }
+      cgroup_manager_free (m);
+    }
+  if (st->poststop_len)
+    {
+      cleanup_free char *doc = container_state_doc (st, STATUS_STOPPED, false);
+      hooks_run_all (st->poststop, st->poststop_len, doc, "poststop");
+    }
+  return state_dir_remove (rootfd, id, err);
+}
+
+/* Delete without a readable state.json: WHY says what is wrong with it (NULL: there is
+   none, as a create killed before its first write leaves).  The init record leads to
+   the init, the cgroups record to the cgroups and what runs in them; what cannot be
+   found or killed is named, and the state dir stays. */
+static int
+delete_without_state (int rootfd, int dirfd, const char *id, const char *why, ocisbx_err **err)
+{
+  container_state st = { .id = (char *) id };
+  cleanup_err ocisbx_err *e = NULL;
+  cleanup_free char *dir = state_dir_file_path (dirfd, "");
+  const char *sep = why ? "; " : "";
+  int r = state_init_record_read (dirfd, &st.pid, &st.start_time, &e);
+
+  if (why == NULL)
+    why = "";
+  if (r < 0)
+    {
+      /* Only its cgroups can lead to the init now. */
+      if (faccessat (dirfd, STATE_CGROUPS, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+        return err_set (err, 0, "%s%s%s, and there is no cgroups record: cannot find the container's processes: "
+                                "left them and the state dir `%s`",
+                        why, sep, e->msg, dir);
+      log_warning ("%s%s%s: its processes are found through its cgroups", why, sep, e->msg);
+      err_freep (&e);
+    }
+  if (r == 1 && state_init_alive (&st))
+    {
+      if (signal_init (&st, SIGKILL, &e) == 0)
+        wait_gone (&st, 10000);
+      if (state_init_alive (&st))
+        return err_set (err, 0, "%s%scannot kill the container's init (pid %d)%s%s: left it and the state dir `%s`",
+                        why, sep, (int) st.pid, e ? ": " : "", e ? e->msg : "", dir);
+      if (why[0])
+        log_warning ("%s: killed its init (pid %d, from its init record)", why, (int) st.pid);
+    }
+  if (container_cgroups_cleanup_at (dirfd, err) < 0)
+    return err_wrap (err, "%s%scannot remove the container's cgroups: left them and the state dir `%s`", why, sep,
+                     dir);
+  return state_dir_remove (rootfd, id, err);
+}
+
+int
+container_delete (const char *root, const char *id, bool force, ocisbx_err **err)
+{
+  cleanup_opened opened o;
+
+  if (open_container (root, id, LOCK_EX, &o, err) < 0)
+    {
+      /* No state file (a create killed before writing it; we hold the lock, so no
+         create is running), or an unreadable one with --force: what the init record
+         names goes with the directory. */
+      if (o.dirfd >= 0 && o.st == NULL)
+        {
+          if ((*err)->errnum == ENOENT)
+            {
+              err_freep (err);
+              return delete_without_state (o.rootfd, o.dirfd, id, NULL, err);
+            }
+          {
+            cleanup_err ocisbx_err *why = steal_ptr (err);
+            if (force)
+              return delete_without_state (o.rootfd, o.dirfd, id, why->msg, err);
+            return err_set (err, 0, "%s (`delete --force` kills the container, found by its init and cgroups "
+                                    "records, and removes it)",
+                            why->msg);
+          }
+        }
+      /* As runc: --force of a container that is already gone succeeds, so that the
+         racing clean-ups of an engine (rm -f, run --rm, conmon's exit) all do. */
+      if (force && o.dirfd < 0 && *err && (*err)->errnum == ENOENT)
+        {
+          err_freep (err);
+          return 0;
+        }
+      return -1;
+    }
+  return container_delete_at (o.rootfd, o.dirfd, id, o.st, force, err);
+}
+
+/* ---- state, list ---- */
+
+int
+container_state_json (const char *root, const char *id, char **json, ocisbx_err **err)
+{
+  cleanup_opened opened o;
+
+  if (open_container (root, id, 0, &o, err) < 0)
+    return -1;
+  *json = state_doc (o.st, state_status (o.dirfd, o.st), true, true);
+  return 0;
+}
+
+static int
+info_cmp (const void *a, const void *b)
+{
+  return strcmp (((const container_info *) a)->id, ((const container_info *) b)->id);
+}
+
+/* The name of OWNER for `list`: /etc/passwd is read once per run of one owner (the
+   containers of a root usually have one), not once per container. */
+static char *
+owner_name (uid_t owner, const container_info *prev)
+{
+  if (prev && prev->owner == owner)
+    return xstrdup (prev->owner_name);
+  return container_owner_name (owner);
+}
+
+int
+container_list (const char *root, container_info **out, size_t *n, ocisbx_err **err)
+{
+  cleanup_close int rootfd = -1;
+  cleanup_dir DIR *d = NULL;
+  container_info *infos = NULL;
+  size_t count = 0, cap = 0;
+  struct dirent *de;
+
+  *out = NULL;
+  *n = 0;
+  rootfd = open (root ? root : STATE_ROOT_DEFAULT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    {
+      if (errno == ENOENT)
+        return 0;
+      return err_set (err, errno, "open the state root `%s`", root ? root : STATE_ROOT_DEFAULT);
+    }
+  d = fdopendir (dup (rootfd));
+  if (d == NULL)
+    return err_set (err, errno, "read the state root");
+  while ((de = readdir (d)))
+    {
+      cleanup_close int dirfd = -1;
+      cleanup_err ocisbx_err *e = NULL;
+      container_state *st = NULL;
+      container_status status;
+      container_info *i;
+
+      if (de->d_name[0] == '.' || state_validate_id (de->d_name, NULL) < 0)
+        continue;
+      dirfd = state_dir_open (rootfd, de->d_name, 0, NULL);
+      if (dirfd < 0)
+        continue; /* not a container */
+      if (state_read (dirfd, de->d_name, &st, &e) < 0)
+        {
+          /* being created (no state yet), or lost: say so, as runc does */
+          if (e->errnum != ENOENT)
+            log_warning ("%s", e->msg);
+          err_freep (&e);
+          continue;
+        }
+      status = state_status (dirfd, st);
+      if (count == cap)
+        {
+          cap = cap ? cap * 2 : 8;
+          infos = realloc (infos, cap * sizeof *infos);
+          if (infos == NULL)
+            abort ();
+        }
+      i = &infos[count++];
+      i->id = steal_ptr (&st->id);
+      i->pid = status == STATUS_STOPPED ? 0 : st->pid;
+      i->status = status;
+      i->bundle = steal_ptr (&st->bundle);
+      i->rootfs = steal_ptr (&st->rootfs);
+      i->created = steal_ptr (&st->created);
+      i->oci_version = steal_ptr (&st->oci_version);
+      i->owner = st->owner;
+      i->owner_name = owner_name (i->owner, count > 1 ? &infos[count - 2] : NULL);
+      container_state_free (st);
+    }
+  if (count)
+    qsort (infos, count, sizeof *infos, info_cmp);
+  *out = infos;
+  *n = count;
+  return 0;
+}
+
+void
+container_info_free (container_info *infos, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      free (infos[i].id);
+      free (infos[i].bundle);
+      free (infos[i].rootfs);
+      free (infos[i].created);
+      free (infos[i].owner_name);
+      free (infos[i].oci_version);
+    }
+  free (infos);
+}
+
+static void
+gen_str (yajl_gen g, const char *key, const char *val)
+{
+  yajl_gen_string (g, (const unsigned char *) key, strlen (key));
+  if (val)
+    yajl_gen_string (g, (const unsigned char *) val, strlen (val));
+  else
+    yajl_gen_string (g, (const unsigned char *) "", 0);
+}
+
+char *
+container_list_json (const container_info *infos, size_t n)
+{
+  yajl_gen g = yajl_gen_alloc (NULL);
+  const unsigned char *buf;
+  size_t len;
+  char *out;
+
+  yajl_gen_config (g, yajl_gen_beautify, 0);
+  yajl_gen_array_open (g);
+  for (size_t i = 0; i < n; i++)
+    {
+      const container_info *c = &infos[i];
+
+      yajl_gen_map_open (g);
+      gen_str (g, "ociVersion", c->oci_version);
+      gen_str (g, "id", c->id);
+      yajl_gen_string (g, (const unsigned char *) "pid", 3);
+      yajl_gen_integer (g, c->pid);
+      gen_str (g, "status", container_status_name (c->status));
+      gen_str (g, "bundle", c->bundle);
+      gen_str (g, "rootfs", c->rootfs);
+      gen_str (g, "created", c->created);
+      gen_str (g, "owner", c->owner_name);
+      yajl_gen_map_close (g);
+    }
+  yajl_gen_array_close (g);
+  yajl_gen_get_buf (g, &buf, &len);
+  out = xmalloc0 (len + 1);
+  memcpy (out, buf, len);
+  yajl_gen_free (g);
+  return out;
+}

@@ -1,0 +1,215 @@
+/* run: create + start + wait, forwarding signals (and relaying a pty), then delete. */
+#include <config.h>
+#include "core/container/container_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/process/foreground.h"
+#include "core/container/hooks.h"
+#include "core/log.h"
+#include "core/container/notify.h"
+#include "core/process/terminal.h"
+#include "core/utils.h"
+
+/* PID: the init's, which we reaped (c->pid is 0 by then). */
+static int
+delete_after_run (create_ctx *c, pid_t pid, ocisbx_err **err)
+{
+  cleanup_close int dirfd = state_dir_open (c->rootfd, c->o->id, LOCK_EX, err);
+  cleanup_free char *cg = NULL;
+  container_state st;
+  struct stat now;
+
+  /* Deleted meanwhile (delete --force, as an engine's clean-up does), and maybe the id
+     taken again: nothing of ours is left to delete (runc is quiet too). */
+  if (dirfd < 0 && (*err)->errnum == ENOENT)
+    {
+      err_freep (err);
+      return 0;
+    }
+  if (dirfd < 0)
+    return -1;
+  if (fstat (dirfd, &now) < 0 || now.st_ino != c->dir_ino || now.st_dev != c->dir_dev)
+    return 0;
+  create_ctx_state (c, &st, &cg); /* what state.json holds: nothing rewrites it */
+  st.pid = pid;
+  return container_delete_at (c->rootfd, dirfd, c->o->id, &st, true, err);
+}
+
+/* The init runs the process as soon as it is ready (start_now): no exec fifo to open.
+   Poststart hooks wait until it has executed the process, when its end of the sync
+   channel closes. */
+static void
+run_poststart (create_ctx *c)
+{
+  const oci_hooks *h = c->cfg->hooks;
+  cleanup_free char *doc = NULL;
+  char b;
+  ssize_t n;
+
+  if (h == NULL || h->poststart_len == 0)
+    return;
+  do
+    n = recv (c->sync_parent, &b, 1, 0);
+  while (n > 0 || (n < 0 && errno == EINTR));
+  doc = create_state_json (c, "running");
+  hooks_run_all (h->poststart, h->poststart_len, doc, "poststart");
+}
+
+/* The created container, running: wait for it (unless detached). */
+static int
+start_and_wait (create_ctx *c, const sigset_t *set, int *exit_code, ocisbx_err **err)
+{
+  int r = 0;
+
+  if (c->master >= 0 && terminal_relay_start (&c->tty, c->master, err) < 0)
+    return -1;
+  run_poststart (c);
+  if (c->o->detach)
+    {
+      *exit_code = 0;
+      /* NOTIFY_SOCKET: run -d returns once the container said READY=1 (or ended) */
+      if (c->notify_fd >= 0)
+        r = notify_wait_ready (c->notify_fd, notify_host_socket (), c->pid, c->pidfd, err);
+    }
+  else
+    {
+      r = foreground_wait (c->pid, c->pidfd, c->master >= 0 ? &c->tty : NULL, c->notify_fd, set, err);
+      if (r >= 0)
+        c->pid = 0; /* reaped: nothing to kill any more */
+    }
+  if (c->master >= 0)
+    terminal_relay_finish (&c->tty);
+  if (r < 0 || c->o->detach)
+    return r < 0 ? -1 : 0;
+  *exit_code = foreground_exit_code (r, 255);
+  return 0;
+}
+
+/* ---- a foreground run killed ---- */
+
+/* `run` in the foreground owns its container: killed, even with SIGKILL, it leaves
+   nothing behind.  The init dies with us (its parent-death signal); the rest (cgroups,
+   poststop hooks, the state dir, our terminal's mode) is a watcher's, forked once the
+   container runs.  It waits on a pipe whose other end only we hold: a byte from us
+   means we are done; an end of file without one means we died, and it does what we
+   would have done. */
+static pid_t
+watcher_start (create_ctx *c, pid_t pid, int *done)
+{
+  int p[2];
+  pid_t w;
+  char b;
+  ssize_t n;
+  sigset_t all;
+
+  *done = -1;
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return -1;
+  w = fork ();
+  if (w != 0)
+    {
+      close (p[0]);
+      if (w > 0)
+        *done = p[1];
+      else
+        close (p[1]);
+      return w;
+    }
+  sigfillset (&all);
+  sigprocmask (SIG_SETMASK, &all, NULL);
+  close (p[1]);
+  do
+    n = read (p[0], &b, 1);
+  while (n < 0 && errno == EINTR);
+  if (n == 0)
+    {
+      cleanup_err ocisbx_err *e = NULL;
+      terminal_relay_restore (&c->tty);
+      if (delete_after_run (c, pid, &e) < 0)
+        log_warning ("run: the container of a killed run: %s", e->msg);
+    }
+  _exit (0);
+}
+
+/* Nothing is left for the watcher to do: it exits while we go on. */
+static void
+watcher_release (int *done)
+{
+  if (*done < 0)
+    return;
+  write_all (*done, "x", 1);
+  close (*done);
+  *done = -1;
+}
+
+static void
+watcher_stop (pid_t w, int *done)
+{
+  if (w <= 0)
+    return;
+  watcher_release (done);
+  while (waitpid (w, NULL, 0) < 0 && errno == EINTR)
+    ;
+}
+
+int
+container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
+{
+  create_ctx c;
+  sigset_t set, old;
+  bool foreground = !o->detach;
+  pid_t pid, watcher = -1;
+  int r, done = -1;
+
+  *exit_code = 1;
+  create_ctx_init (&c);
+  foreground_signal_set (&set);
+  /* Signals for the container queue up from now on, and are forwarded once it runs. */
+  if (foreground)
+    sigprocmask (SIG_BLOCK, &set, &old);
+  c.start_now = true;
+  r = create_prepare (&c, o, foreground, err);
+  if (r == 0)
+    {
+      if (foreground)
+        {
+          c.proc.sigmask = old; /* the container process gets the caller's mask */
+          c.caller_mask = &old;
+        }
+      r = create_run_pipeline (&c, err);
+    }
+  if (r == 0)
+    {
+      /* Other commands may lock the container from now on (a delete --force ...). */
+      close (c.lockfd);
+      c.lockfd = -1;
+      pid = c.pid;
+      if (foreground && !o->keep)
+        watcher = watcher_start (&c, pid, &done);
+      r = start_and_wait (&c, &set, exit_code, err);
+      if (r == 0 && foreground && !o->keep)
+        r = delete_after_run (&c, pid, err);
+      if (r == 0)
+        watcher_release (&done);
+      else if (r < 0)
+        *exit_code = 1;
+    }
+  /* A failure takes the whole container down. */
+  create_ctx_cleanup (&c, r < 0);
+  watcher_stop (watcher, &done);
+  if (foreground)
+    sigprocmask (SIG_SETMASK, &old, NULL);
+  return r;
+}

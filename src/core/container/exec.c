@@ -1,0 +1,530 @@
+/* exec: the parent's side (see exec.h); the child is exec_child.c. */
+#include <config.h>
+#include "core/container/exec_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/container/container.h"
+#include "core/process/dmz.h"
+#include "core/process/foreground.h"
+#include "core/log.h"
+#include "core/process/lsm.h"
+#include "core/ns/namespaces.h"
+#include "core/container/sync.h"
+#include "core/process/terminal.h"
+#include "core/utils.h"
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+static void
+ctx_init (exec_ctx *c, const exec_opts *o)
+{
+  memset (c, 0, sizeof *c);
+  c->o = o;
+  c->rootfd = c->lockfd = c->procfd = c->pidfd = c->init_root = -1;
+  c->console_sock = c->sync_parent = c->sync_child = -1;
+  c->child_pidfd = c->master = c->self_pidfd = -1;
+  cgroup_join_init (&c->cgj);
+}
+
+static void
+ctx_free (exec_ctx *c)
+{
+  close_fd (&c->rootfd);
+  close_fd (&c->lockfd);
+  close_fd (&c->procfd);
+  close_fd (&c->pidfd);
+  close_fd (&c->init_root);
+  close_fd (&c->console_sock);
+  close_fd (&c->sync_parent);
+  close_fd (&c->sync_child);
+  close_fd (&c->child_pidfd);
+  terminal_relay_restore (&c->tty);
+  close_fd (&c->master);
+  close_fd (&c->self_pidfd);
+  cgroup_join_close (&c->cgj);
+  if (c->cgroup)
+    cgroup_manager_free (c->cgroup);
+  if (c->seccomp)
+    seccomp_prog_free (c->seccomp);
+  process_plan_free (&c->plan);
+  exec_spec_free (&c->spec);
+  container_state_free (c->st);
+}
+
+/* ---- the container and its init ---- */
+
+static int
+open_container (exec_ctx *c, ocisbx_err **err)
+{
+  const exec_opts *o = c->o;
+  container_status status;
+
+  if (state_validate_id (o->id, err) < 0)
+    return -1;
+  c->rootfd = state_root_open (o->root, false, err);
+  if (c->rootfd < 0)
+    {
+      if ((*err)->errnum != ENOENT)
+        return -1;
+      err_freep (err);
+      return err_set (err, 0, "container \"%s\" does not exist", o->id);
+    }
+  /* Shared: execs run side by side; a delete waits until the process is set up. */
+  c->lockfd = state_dir_open (c->rootfd, o->id, LOCK_SH, err);
+  if (c->lockfd < 0 || state_read (c->lockfd, o->id, &c->st, err) < 0)
+    return -1;
+  status = state_status (c->lockfd, c->st);
+  /* A created container takes execs too, as in runc: its namespaces and root are set. */
+  switch (status)
+    {
+    case STATUS_RUNNING:
+    case STATUS_CREATED:
+      return 0;
+    case STATUS_PAUSED:
+      c->paused = true;
+      if (o->ignore_paused)
+        return 0;
+      return err_set (err, 0, "container \"%s\": cannot exec in a paused container (use --ignore-paused to override)",
+                      o->id);
+    default:
+      return err_set (err, 0, "container \"%s\": cannot exec in a %s container", o->id, container_status_name (status));
+    }
+}
+
+/* /proc/<init> and a pidfd, both proven to be the init recorded in the state: the
+   init is alive (same start time, not a zombie) after both were opened, so its pid
+   was never anyone else's meanwhile. */
+static int
+open_init (exec_ctx *c, ocisbx_err **err)
+{
+  static const int kinds[] = { CLONE_NEWUSER, CLONE_NEWIPC, CLONE_NEWUTS,  CLONE_NEWNET,
+                               CLONE_NEWPID,  CLONE_NEWCGROUP, CLONE_NEWTIME, CLONE_NEWNS };
+  char path[64];
+  pid_t pid = c->st->pid;
+
+  snprintf (path, sizeof path, "/proc/%d", (int) pid);
+  c->procfd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (c->procfd < 0 && errno != ENOENT)
+    return err_set (err, errno, "open `%s`", path);
+  if (c->procfd >= 0)
+    {
+      /* without pidfds (Linux < 5.3) the namespace files of procfd serve */
+      c->pidfd = syscall (SYS_pidfd_open, pid, 0);
+      if (c->pidfd < 0 && errno != ESRCH && errno != ENOSYS)
+        return err_set (err, errno, "pidfd_open %d", (int) pid);
+    }
+  if (c->procfd < 0 || (c->pidfd < 0 && errno == ESRCH) || !state_init_alive (c->st))
+    return err_set (err, 0, "cannot exec in container \"%s\": its init (pid %d) exited", c->o->id, (int) pid);
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    {
+      struct stat theirs, ours;
+      char self[64];
+      snprintf (path, sizeof path, "ns/%s", ns_proc_name (kinds[i]));
+      snprintf (self, sizeof self, "/proc/self/ns/%s", ns_proc_name (kinds[i]));
+      if (fstatat (c->procfd, path, &theirs, 0) < 0)
+        {
+          if (errno == ENOENT && kinds[i] != CLONE_NEWNS && kinds[i] != CLONE_NEWPID)
+            continue; /* a kind of namespace this kernel lacks */
+          return err_set (err, errno, "stat /proc/%d/%s", (int) pid, path);
+        }
+      if (stat (self, &ours) == 0 && ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev)
+        continue;
+      if (kinds[i] == CLONE_NEWPID)
+        c->join_pid = true;
+      else
+        c->ns_flags |= kinds[i];
+    }
+  c->init_root = openat (c->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (c->init_root < 0)
+    return err_set (err, errno, "open the root of the container's init (/proc/%d/root)", (int) pid);
+  return 0;
+}
+
+/* ---- what the child needs ---- */
+
+/* Through the sealed stub, or else from a sealed copy of the whole runtime, re-executed
+   now (dmz.h): we hold the container's lock, which the exec releases (O_CLOEXEC), and
+   nothing else exists yet.  The new image starts with the caller's signal mask. */
+static int
+choose_exec_protection (exec_ctx *c, ocisbx_err **err)
+{
+  c->plan.seccomp = c->seccomp;
+  return dmz_prepare (&c->plan, c->seccomp, &c->sigmask, err);
+}
+
+/* --kill-tree, or the container's annotation: the process's own pid namespace, whose
+   PID 1 is the stub as reaper.  A foreground exec hands the reaper its pidfd (above
+   the fds the process keeps) to tie the tree to our life. */
+static int
+prepare_tree (exec_ctx *c, ocisbx_err **err)
+{
+  process_plan *p = &c->plan;
+  int on = c->o->kill_tree;
+  cleanup_close int self = -1;
+
+  if (on < 0 && exec_kill_tree_annotation (&c->st->annotations, &on, err) < 0)
+    return -1;
+  if (on == 0)
+    return 0;
+  if (!p->via_dmz)
+    return err_set (err, 0, "exec --kill-tree: the exec tree's reaper is the exec stub (ocisbx-dmz), which "
+                            "this process cannot use (an AppArmor or SELinux exec label, a seccomp filter "
+                            "that refuses execveat, or a build without it)");
+  if (dmz_tree_check (c->seccomp, p->terminal, !c->o->detach, err) < 0)
+    return -1;
+  if (!c->o->detach)
+    {
+      self = syscall (SYS_pidfd_open, getpid (), 0);
+      if (self < 0)
+        return err_set (err, errno, "exec --kill-tree: pidfd_open");
+      c->self_pidfd = fcntl (self, F_DUPFD_CLOEXEC, 3 + c->o->preserve_fds);
+      if (c->self_pidfd < 0)
+        return err_set (err, errno, "exec --kill-tree: fcntl F_DUPFD_CLOEXEC");
+    }
+  c->tree = true;
+  p->tree = true;
+  p->tree_nfds = 3 + c->o->preserve_fds;
+  p->tree_pidfd = c->self_pidfd;
+  p->pdeathsig = c->self_pidfd >= 0 ? DMZ_TREE_RUNTIME_GONE : 0;
+  return 0;
+}
+
+static int
+prepare (exec_ctx *c, ocisbx_err **err)
+{
+  const exec_opts *o = c->o;
+  const oci_linux *lx;
+
+  if (exec_spec_build (o, c->st, &c->spec, err) < 0)
+    return -1;
+  if (process_prepare (&c->spec.eff, c->spec.doc, ".process", NULL, &c->plan, err) < 0)
+    return -1;
+  c->plan.sigmask = c->sigmask;
+  lx = c->spec.cfg->linux_;
+  if (lx && process_prepare_personality (lx->personality, &c->plan, err) < 0)
+    return -1;
+  if (lsm_validate (c->plan.apparmor_profile, c->plan.selinux_label, err) < 0)
+    return -1;
+  if (c->plan.terminal)
+    {
+      if (o->console_socket == NULL && o->detach)
+        return err_set (err, 0, "exec: a terminal for a detached process needs --console-socket");
+      c->relay = o->console_socket == NULL;
+    }
+  else if (o->console_socket)
+    return err_set (err, 0, "--console-socket given without a terminal (--tty)");
+  if (lx && lx->seccomp)
+    {
+      cleanup_free char *cache = xasprintf ("%s/seccomp-cache", o->root ? o->root : STATE_ROOT_DEFAULT);
+      if (seccomp_prepare (lx->seccomp, cache, &c->seccomp, err) < 0)
+        return err_wrap (err, "config.json: .linux.seccomp");
+    }
+  if (choose_exec_protection (c, err) < 0)
+    return -1;
+  if (prepare_tree (c, err) < 0)
+    return -1;
+  if (c->st->cgroup && c->st->cgroup[0])
+    {
+      if (cgroup_load (EXEC_CGROUP_FS_ROOT, c->st->cgroup, &c->cgroup, err) < 0)
+        return err_wrap (err, "the container's cgroups");
+      cgroup_join_prepare (c->cgroup, EXEC_CGROUP_FS_ROOT, &c->cgj);
+      c->parent_enters_cgroup = !c->cgj.usable;
+    }
+  return 0;
+}
+
+/* ---- the clone ---- */
+
+/* setns into the init's namespace of kind FLAG: through its pidfd, else its file. */
+static int
+join_ns (exec_ctx *c, int flag)
+{
+  char path[32];
+  int fd, r, saved;
+
+  if (c->pidfd >= 0 && setns (c->pidfd, flag) == 0)
+    return 0;
+  if (c->pidfd >= 0 && errno != EINVAL)
+    return -1;
+  snprintf (path, sizeof path, "ns/%s", ns_proc_name (flag));
+  fd = openat (c->procfd, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  r = setns (fd, flag);
+  saved = errno;
+  close (fd);
+  errno = saved;
+  return r;
+}
+
+static int
+spawn (exec_ctx *c, ocisbx_err **err)
+{
+  cleanup_close int own_pidns = -1;
+  int fds[2];
+
+  if (c->o->console_socket)
+    {
+      c->console_sock = terminal_connect_socket (c->o->console_socket, err);
+      if (c->console_sock < 0)
+        return -1;
+    }
+  if (c->relay)
+    {
+      c->plan.has_tty_size |= terminal_caller_size (&c->plan.tty_size);
+      terminal_relay_prepare (&c->tty);
+    }
+  if (sync_pair (fds, err) < 0)
+    return -1;
+  c->sync_parent = fds[0];
+  c->sync_child = fds[1];
+  /* Our memory and fds reach into the host: no process of the container may look
+     into the child (ptrace, /proc/PID/fd) until execve makes it dumpable again. */
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return err_set (err, errno, "prctl PR_SET_DUMPABLE");
+  /* Our next child is born in the container's pid namespace (pid_for_children);
+     we go back to ours right after the clone. */
+  if (c->join_pid)
+    {
+      own_pidns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+      if (own_pidns < 0)
+        return err_set (err, errno, "open /proc/self/ns/pid");
+      if (join_ns (c, CLONE_NEWPID) < 0)
+        {
+          if (errno != EPERM || !(c->ns_flags & CLONE_NEWUSER))
+            return err_set (err, errno, "join the container's pid namespace");
+          /* Unprivileged (rootless): joining a pid namespace needs CAP_SYS_ADMIN in our
+             own user namespace too.  We enter the container's user namespace for good
+             (our uid on the host stays what it is): there is no way back then. */
+          if (join_ns (c, CLONE_NEWUSER) < 0)
+            return err_set (err, errno, "join the container's user namespace");
+          c->ns_flags &= ~CLONE_NEWUSER;
+          close_fd (&own_pidns);
+          if (join_ns (c, CLONE_NEWPID) < 0)
+            return err_set (err, errno, "join the container's pid namespace");
+        }
+    }
+  c->pid = ns_clone (0, c->cgj.usable ? c->cgj.v2_dir : -1, &c->child_pidfd, err);
+  if (c->pid < 0 && c->cgj.usable && c->cgj.v2_dir >= 0)
+    {
+      /* no CLONE_INTO_CGROUP here (or the cgroup refused): cgroup_enter () by us */
+      err_freep (err);
+      cgroup_join_close (&c->cgj);
+      c->cgj.usable = false;
+      c->parent_enters_cgroup = c->cgroup != NULL;
+      c->pid = ns_clone (0, -1, &c->child_pidfd, err);
+    }
+  if (c->pid == 0)
+    {
+      close_fd (&own_pidns);
+      exec_child (c);
+    }
+  /* Back to our pid namespace for children: we fork nothing else, but libraries (a
+     sanitizer's helper thread) may.  Without CAP_SYS_ADMIN over it (in a user
+     namespace of an engine, rootless) there is no way back: not needed either. */
+  if (own_pidns >= 0 && setns (own_pidns, CLONE_NEWPID) < 0 && errno != EPERM && c->pid > 0)
+    return err_set (err, errno, "return to the runtime's pid namespace");
+  /* the child's: nothing of the container's stays open here while we wait */
+  close_fd (&c->sync_child);
+  close_fd (&c->console_sock);
+  close_fd (&c->init_root);
+  close_fd (&c->procfd);
+  close_fd (&c->pidfd);
+  cgroup_join_close (&c->cgj);
+  if (c->pid < 0)
+    {
+      c->pid = 0;
+      if ((*err)->errnum == ENOMEM && !state_init_alive (c->st))
+        {
+          err_freep (err);
+          return err_set (err, 0, "cannot exec in container \"%s\": its init exited", c->o->id);
+        }
+      return err_wrap (err, "exec");
+    }
+  if (c->parent_enters_cgroup)
+    {
+      if (cgroup_enter (c->cgroup, c->pid, err) < 0)
+        return err_wrap (err, "cgroups");
+      if (sync_send (c->sync_parent, SYNC_GO, 0, NULL, 0, -1, err) < 0)
+        return -1;
+    }
+  return 0;
+}
+
+static int
+seccomp_listener (exec_ctx *c, int child_fd, ocisbx_err **err)
+{
+  cleanup_free char *state = NULL;
+  cleanup_close int nfd = seccomp_fetch_listener_fd (c->pid, child_fd, err);
+
+  if (nfd < 0)
+    return -1;
+  state = container_state_doc (c->st, STATUS_RUNNING, false);
+  if (seccomp_send_listener_pid (c->spec.cfg->linux_->seccomp, nfd, c->pid, state, err) < 0)
+    return -1;
+  return sync_send (c->sync_parent, SYNC_SECCOMP_ACK, 0, NULL, 0, -1, err);
+}
+
+/* Until the child has called execve (end-of-file on the channel) or failed (its
+   message).  Returns 0, or -1 with *err the child's error. */
+static int
+wait_exec (exec_ctx *c, ocisbx_err **err)
+{
+  bool listener = c->seccomp && seccomp_prog_has_listener (c->seccomp);
+  sync_msg m;
+  char byte;
+  ssize_t n;
+
+  if (c->relay)
+    {
+      if (sync_recv (c->sync_parent, SYNC_READY, &m, err) < 0)
+        return -1;
+      c->master = m.fd;
+      m.fd = -1;
+      sync_msg_clear (&m);
+    }
+  if (listener)
+    {
+      if (sync_recv (c->sync_parent, SYNC_SECCOMP, &m, err) < 0)
+        return -1;
+      sync_msg_clear (&m);
+      if (seccomp_listener (c, m.value, err) < 0)
+        return -1;
+    }
+  do
+    n = recv (c->sync_parent, &byte, 1, MSG_PEEK);
+  while (n < 0 && errno == EINTR);
+  if (n == 0)
+    return 0; /* end-of-file: execve closed the channel */
+  /* a message, or a failure (the child's error may wait behind it: sync_recv) */
+  if (sync_recv (c->sync_parent, SYNC_ERROR, &m, err) == 0)
+    {
+      sync_msg_clear (&m);
+      return err_set (err, EPROTO, "exec: unexpected message from the process");
+    }
+  return -1;
+}
+
+/* The child failed before execve: its exit code says how. */
+static int
+reap_failed (exec_ctx *c)
+{
+  int status = 0;
+
+  if (c->pid <= 0)
+    return EXEC_EXIT_FAILED;
+  while (waitpid (c->pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return EXEC_EXIT_FAILED;
+  c->pid = 0;
+  return WIFEXITED (status) && WEXITSTATUS (status) ? WEXITSTATUS (status) : EXEC_EXIT_FAILED;
+}
+
+/* ---- foreground ---- */
+
+static int
+run (exec_ctx *c, int *exit_code, ocisbx_err **err)
+{
+  sigset_t set;
+  int status;
+
+  if (open_container (c, err) < 0 || open_init (c, err) < 0 || prepare (c, err) < 0)
+    return -1;
+  if (spawn (c, err) < 0)
+    return -1;
+  if (c->plan.via_dmz)
+    close_fd (&c->plan.dmz_fd); /* the child's now */
+  /* A paused container freezes the child until `resume`: no lock meanwhile. */
+  if (c->paused)
+    close_fd (&c->lockfd);
+  if (wait_exec (c, err) < 0)
+    {
+      *exit_code = reap_failed (c);
+      return -1;
+    }
+  /* The process runs: a delete may go ahead; nothing more comes from the child. */
+  close_fd (&c->lockfd);
+  close_fd (&c->rootfd);
+  close_fd (&c->sync_parent);
+  if (foreground_write_pid_file (c->o->pid_file, c->pid, err) < 0)
+    return -1;
+  if (c->o->detach)
+    {
+      *exit_code = 0;
+      c->pid = 0; /* left to our subreaper (conmon) or init */
+      return 0;
+    }
+  if (c->master >= 0 && terminal_relay_start (&c->tty, c->master, err) < 0)
+    return -1;
+  foreground_signal_set (&set);
+  status = foreground_wait (c->pid, c->child_pidfd, c->master >= 0 ? &c->tty : NULL, -1, &set, err);
+  if (status >= 0)
+    c->pid = 0;
+  if (c->master >= 0)
+    terminal_relay_finish (&c->tty);
+  if (status < 0)
+    return -1;
+  *exit_code = foreground_exit_code (status, EXEC_EXIT_FAILED);
+  return 0;
+}
+
+int
+container_exec (const exec_opts *o, int *exit_code, ocisbx_err **err)
+{
+  exec_ctx c;
+  sigset_t set, old;
+  int r;
+
+  *exit_code = EXEC_EXIT_FAILED;
+  ctx_init (&c, o);
+  sigemptyset (&old);
+  if (!o->detach)
+    {
+      /* blocked from before the clone, so none is lost; the process gets the caller's mask */
+      foreground_signal_set (&set);
+      sigprocmask (SIG_BLOCK, &set, &old);
+    }
+  c.sigmask = old;
+  r = run (&c, exit_code, err);
+  if (r < 0 && c.pid > 0)
+    {
+      /* failed after the clone, before the process ran: no half-set-up process stays */
+      if (c.child_pidfd < 0 || syscall (SYS_pidfd_send_signal, c.child_pidfd, SIGKILL, NULL, 0) < 0)
+        kill (c.pid, SIGKILL);
+      while (waitpid (c.pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    }
+  ctx_free (&c);
+  if (!o->detach)
+    {
+      /* a SIGPIPE of the relay's last writes must not kill us now */
+      sigset_t pipe;
+      struct timespec zero = { 0, 0 };
+      sigemptyset (&pipe);
+      sigaddset (&pipe, SIGPIPE);
+      while (sigtimedwait (&pipe, NULL, &zero) > 0)
+        ;
+      sigprocmask (SIG_SETMASK, &old, NULL);
+    }
+  return r;
+}

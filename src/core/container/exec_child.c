@@ -1,0 +1,178 @@
+/* exec: the child, from clone3 (already in the container's pid namespace and, with
+   cgroup2, in its cgroup) to execve.  It runs on the parent's memory, reports a
+   failure as one message on the sync channel and exits 126, 127 or 255; success
+   shows as end-of-file (the channel is O_CLOEXEC). */
+#include <config.h>
+#include "core/container/exec_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/ns/namespaces.h"
+#include "core/container/sync.h"
+#include "core/process/terminal.h"
+#include "core/utils.h"
+
+static void
+close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
+}
+
+/* Every namespace of the init that is not ours, user first.  One setns(2) on the
+   init's pidfd (Linux 5.8) joins them all at once; older kernels take the files. */
+static int
+join_namespaces (exec_ctx *c, ocisbx_err **err)
+{
+  static const int order[] = { CLONE_NEWUSER, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWNET,
+                               CLONE_NEWCGROUP, CLONE_NEWTIME, CLONE_NEWNS };
+  int fds[sizeof order / sizeof order[0]];
+  size_t n = sizeof order / sizeof order[0];
+  int ret = 0;
+
+  if (c->ns_flags == 0)
+    return 0;
+  if (setns (c->pidfd, c->ns_flags) == 0)
+    return 0;
+  if (errno != EINVAL && errno != EBADF)
+    return err_set (err, errno, "join the container's namespaces (setns on the init's pidfd)");
+  /* before the user namespace: /proc/<init> may not be ours to read after it */
+  for (size_t i = 0; i < n; i++)
+    {
+      char path[32];
+      fds[i] = -1;
+      if (!(c->ns_flags & order[i]))
+        continue;
+      snprintf (path, sizeof path, "ns/%s", ns_proc_name (order[i]));
+      fds[i] = openat (c->procfd, path, O_RDONLY | O_CLOEXEC);
+      if (fds[i] < 0 && ret == 0)
+        ret = err_set (err, errno, "open /proc/%d/%s", (int) c->st->pid, path);
+    }
+  for (size_t i = 0; i < n && ret == 0; i++)
+    if (fds[i] >= 0 && setns (fds[i], order[i]) < 0)
+      ret = err_set (err, errno, "setns %s namespace", ns_proc_name (order[i]));
+  for (size_t i = 0; i < n; i++)
+    if (fds[i] >= 0)
+      close (fds[i]);
+  return ret;
+}
+
+/* The init's root, whatever the mount namespace's root is (--no-pivot). */
+static int
+enter_root (exec_ctx *c, ocisbx_err **err)
+{
+  if (fchdir (c->init_root) < 0)
+    return err_set (err, errno, "chdir to the container's root");
+  if (chroot (".") < 0)
+    return err_set (err, errno, "chroot to the container's root");
+  close_fd (&c->init_root);
+  return 0;
+}
+
+static int
+setup_terminal (exec_ctx *c, int *slave, ocisbx_err **err)
+{
+  char name[64];
+  int master = -1;
+  int r;
+
+  if (terminal_open_pty (&master, slave, name, sizeof name, err) < 0)
+    return -1;
+  r = terminal_prepare_slave (*slave, c->relay, c->plan.uid, c->plan.gid, err);
+  if (r == 0 && c->plan.has_tty_size)
+    r = terminal_set_size (*slave, &c->plan.tty_size, err);
+  if (r == 0)
+    {
+      if (c->console_sock >= 0)
+        r = terminal_send_fd (c->console_sock, master, name, err);
+      else
+        r = sync_send (c->sync_child, SYNC_READY, 0, NULL, 0, master, err);
+    }
+  close (master);
+  close_fd (&c->console_sock);
+  return r;
+}
+
+static int
+setup (exec_ctx *c, ocisbx_err **err)
+{
+  process_plan *p = &c->plan;
+  int slave = -1;
+
+  if (c->cgj.usable && cgroup_join_self (&c->cgj, err) < 0)
+    return -1;
+  cgroup_join_close (&c->cgj);
+  if (c->parent_enters_cgroup)
+    {
+      sync_msg go;
+      if (sync_recv (c->sync_child, SYNC_GO, &go, err) < 0)
+        return -1;
+    }
+  if (p->cpu_initial)
+    sched_setaffinity (0, p->cpuset_size, p->cpu_initial);
+  /* Without a terminal, a session of its own here; with one, at terminal_make_stdio. */
+  if (!p->terminal && setsid () < 0)
+    return err_set (err, errno, "setsid");
+  /* rlimits above ours need CAP_SYS_RESOURCE of the host: before the user namespace */
+  if (process_apply_early (p, err) < 0)
+    return -1;
+  if (p->has_oom_score_adj)
+    {
+      char val[16];
+      snprintf (val, sizeof val, "%d", p->oom_score_adj);
+      if (write_proc_file ("/proc/self/oom_score_adj", val, strlen (val), err) < 0)
+        return err_wrap (err, "process.oomScoreAdj");
+    }
+  if (join_namespaces (c, err) < 0)
+    return -1;
+  close_fd (&c->pidfd);
+  close_fd (&c->procfd);
+  if (enter_root (c, err) < 0)
+    return -1;
+
+  if (p->terminal && setup_terminal (c, &slave, err) < 0)
+    return -1;
+  return process_setup (p, slave, 3 + c->o->preserve_fds, err);
+}
+
+/* A failure to find or run the program (an "exec: " message): 127 when not found,
+   126 when found but not runnable, as a shell says it; anything else 255. */
+static int
+exec_failure_code (const ocisbx_err *err)
+{
+  if (err == NULL || err->msg == NULL || strncmp (err->msg, "exec: ", 6) != 0)
+    return EXEC_EXIT_FAILED;
+  if (err->errnum == EACCES || err->errnum == ENOEXEC || err->errnum == EPERM || err->errnum == EISDIR
+      || strstr (err->msg, "permission denied"))
+    return EXEC_EXIT_CANNOT_RUN;
+  return EXEC_EXIT_NOT_FOUND;
+}
+
+_Noreturn void
+exec_child (exec_ctx *c)
+{
+  ocisbx_err *err = NULL;
+  char *exe = NULL;
+
+  /* A foreground exec tree: a runtime that dies while we are set up takes us along
+     (process_setup arms it again after a uid change, the reaper once more). */
+  if (c->plan.pdeathsig)
+    prctl (PR_SET_PDEATHSIG, c->plan.pdeathsig);
+  /* The parent's: the lock would otherwise be held until execve. */
+  close_fd (&c->lockfd);
+  close_fd (&c->rootfd);
+  close_fd (&c->sync_parent);
+
+  if (setup (c, &err) == 0 && process_resolve (&c->plan, &exe, &err) == 0)
+    process_finish_and_exec (&c->plan, exe, c->sync_child, &err);
+  sync_send_error (c->sync_child, err);
+  _exit (exec_failure_code (err));
+}

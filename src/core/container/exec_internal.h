@@ -1,0 +1,79 @@
+/* Shared by exec.c (parent), exec_child.c and exec_spec.c. */
+#ifndef OCISBX_EXEC_INTERNAL_H
+#define OCISBX_EXEC_INTERNAL_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+
+#include "core/cgroups/join.h"
+#include "core/cgroups/cgroups.h"
+#include "core/container/exec.h"
+#include "core/process/process.h"
+#include "core/seccomp/seccomp.h"
+#include "core/container/state.h"
+#include "core/process/terminal.h"
+
+#define EXEC_CGROUP_FS_ROOT "/sys/fs/cgroup"
+
+/* Exit codes of a failed exec, as a shell's. */
+#define EXEC_EXIT_NOT_FOUND 127
+#define EXEC_EXIT_CANNOT_RUN 126
+#define EXEC_EXIT_FAILED 255
+
+/* The effective process: the base document's fields with the flags over them.  The
+   struct is a shallow copy: strings belong to cfg / the process.json, the arrays
+   made here are in `owned`. */
+typedef struct exec_spec
+{
+  oci_config *cfg;       /* the container's config.json */
+  oci_process *file;     /* --process, or NULL */
+  oci_process eff;       /* what process_prepare reads */
+  void *owned[16];       /* arrays allocated for eff */
+  size_t n_owned;
+  const char *doc;       /* "process.json" / "config.json", for errors */
+} exec_spec;
+
+/* exec_spec.c */
+int exec_spec_build (const exec_opts *o, const container_state *st, exec_spec *s, ocisbx_err **err);
+void exec_spec_free (exec_spec *s);
+
+/* Everything the child needs, prepared by the parent: the child runs on its copy. */
+typedef struct exec_ctx
+{
+  const exec_opts *o;
+  container_state *st;
+  exec_spec spec;
+  process_plan plan;
+  seccomp_prog *seccomp;
+  cgroup_manager *cgroup;
+  cgroup_join cgj;
+  bool parent_enters_cgroup; /* no fast join: cgroup_enter () by us, then SYNC_GO */
+  bool paused;               /* --ignore-paused on a paused container */
+  bool tree;                 /* --kill-tree or the container's annotation (exec.h) */
+  int self_pidfd;            /* ours, for a foreground tree's reaper (src/dmz/tree.h) */
+
+  int rootfd;  /* --root */
+  int lockfd;  /* the state dir, LOCK_SH while the process is being set up */
+  int procfd;  /* /proc/<init> */
+  int pidfd;   /* of the init */
+  int init_root; /* /proc/<init>/root, O_PATH */
+  int ns_flags;  /* namespaces of the init that differ from ours, without pid */
+  bool join_pid; /* the init's pid namespace is not ours */
+
+  int console_sock;
+  int sync_parent, sync_child;
+  bool relay;    /* tty without a console socket: we relay the pty */
+  terminal_relay tty;      /* the relayed pty: our terminal (raw mode, what was typed) */
+  sigset_t sigmask;       /* the caller's, restored in the process */
+
+  /* the process */
+  pid_t pid;
+  int child_pidfd;
+  int master; /* relayed pty */
+} exec_ctx;
+
+/* exec_child.c: never returns. */
+_Noreturn void exec_child (exec_ctx *c);
+
+#endif

@@ -1,0 +1,21 @@
+/* Linux security modules: the exec labels of process.apparmorProfile and
+   process.selinuxLabel. */
+#ifndef OCISBX_LSM_H
+#define OCISBX_LSM_H
+
+#include <stdbool.h>
+
+#include "core/error.h"
+
+bool lsm_apparmor_enabled (void);
+bool lsm_selinux_enabled (void);
+
+/* Parent, before anything is created: an AppArmor profile on a host without
+   AppArmor is an error (an SELinux label without SELinux is ignored, as runc does). */
+int lsm_validate (const char *apparmor_profile, const char *selinux_label, ocisbx_err **err);
+
+/* Child, just before execve (both may be NULL): the labels the next execve takes,
+   through /proc/self/attr/{apparmor/,}exec. */
+int lsm_apply_exec_label (const char *apparmor_profile, const char *selinux_label, ocisbx_err **err);
+
+#endif

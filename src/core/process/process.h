@@ -1,0 +1,169 @@
+/* The container process: everything from process.* of the config, turned by the
+ * parent into a plan (names to numbers, checked, errors naming the field), then
+ * applied by the child in a fixed order:
+ *
+ *   process_apply_early     rlimits, personality, ioPriority, scheduler (still privileged)
+ *   process_setup           cwd (as root; again as the user if that failed), HOME, the
+ *                           bounding set, groups/gid/uid, capability sets, ambient set,
+ *                           umask, stdio on the terminal, no_new_privs, LSM exec label,
+ *                           fds beyond stdio and the preserved ones CLOEXEC
+ *   process_resolve         args[0] by PATH of process.env, as the final user
+ *   (create: SYNC_READY, exec fifo, startContainer hooks)
+ *   process_finish_and_exec final CPU affinity, signal mask, exec stub's arguments and
+ *                           memory cgroup hand-off; THEN the seccomp filter, the one
+ *                           capset it may need, execve (process_final.c)
+ *
+ * `exec` builds the same plan from process.json and runs the same steps.
+ */
+#ifndef OCISBX_PROCESS_H
+#define OCISBX_PROCESS_H
+
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+#include "ocispec.h"
+
+typedef struct process_rlimit
+{
+  int resource;
+  const char *name; /* "RLIMIT_NOFILE" */
+  struct rlimit lim;
+} process_rlimit;
+
+/* struct sched_attr of sched_setattr(2). */
+typedef struct process_sched_attr
+{
+  uint32_t size;
+  uint32_t sched_policy;
+  uint64_t sched_flags;
+  int32_t sched_nice;
+  uint32_t sched_priority;
+  uint64_t sched_runtime;
+  uint64_t sched_deadline;
+  uint64_t sched_period;
+} process_sched_attr;
+
+typedef struct process_plan
+{
+  char **argv; /* NULL-terminated; strings owned by the config */
+  char **envp; /* NULL-terminated; malloc'd array, strings owned by the config or malloc'd in extra */
+  char **env_extra; /* strings the plan added (freed with it) */
+  size_t n_env_extra;
+  const char *cwd;
+  uid_t uid;
+  gid_t gid;
+  gid_t *groups;
+  size_t n_groups;
+  bool has_umask;
+  mode_t umask;
+  bool has_caps;
+  uint64_t cap_bounding, cap_effective, cap_inheritable, cap_permitted, cap_ambient;
+  process_rlimit *rlimits;
+  size_t n_rlimits;
+  bool no_new_privs;
+  bool has_personality;
+  unsigned long personality;
+  bool has_ioprio;
+  int ioprio;
+  bool has_sched;
+  process_sched_attr sched;
+  cpu_set_t *cpu_initial, *cpu_final; /* NULL when not given */
+  size_t cpuset_size;
+  bool has_oom_score_adj;
+  int oom_score_adj;
+  const char *apparmor_profile;
+  const char *selinux_label;
+  bool need_home; /* no HOME in env: taken from the container's /etc/passwd */
+  bool terminal;
+  /* the pty's first size: process.consoleSize, or the caller's terminal's when the
+     runtime relays the pty (terminal_caller_size) */
+  bool has_tty_size;
+  struct winsize tty_size;
+  sigset_t sigmask; /* restored just before execve */
+  bool via_dmz;     /* execve through the sealed stub at dmz_fd (dmz.h); else directly */
+  int dmz_fd;       /* owned by the plan when via_dmz */
+  bool dmz_memcg;   /* the stub may rejoin a memory cgroup: its write and close pass the
+                       seccomp filter (dmz_prepare) */
+  /* Set by the init once in its cgroups (cgroups/join.h): it leaves the container's v1
+     memory cgroup through memcg_home for the stub's exec, the stub rejoins memcg.  The
+     plan does not own these fds. */
+  bool memcg_handoff;
+  int memcg_home, memcg;
+  /* linux.seccomp (not owned; NULL: none), loaded by process_load_filter only */
+  const struct seccomp_prog *seccomp;
+  bool filter_loaded;
+  int pdeathsig; /* PR_SET_PDEATHSIG (a signal, 0: none) again after the uid change
+                    cleared it: SIGKILL for a foreground run's init, DMZ_TREE_RUNTIME_GONE
+                    for a foreground exec tree's reaper */
+  /* Without no_new_privs loading the filter needs CAP_SYS_ADMIN: a process that is not
+     to have it holds it until then (process_setup), these are its sets after. */
+  bool admin_kept;
+  uint64_t caps_after_filter[3]; /* effective, permitted, inheritable */
+  /* exec --kill-tree: the stub is the reaper of the process's tree (src/dmz/tree.h);
+     only through the stub (via_dmz).  Every signal stays blocked across the exec; the
+     leader gets SIGMASK.  The leader, not the reaper, takes the pty as its controlling
+     terminal. */
+  bool tree;
+  int tree_nfds;  /* the leader's fds (stdio, --preserve-fds): the reaper closes them */
+  int tree_pidfd; /* the foreground runtime's pidfd (not owned, kept across the exec),
+                     or -1 when detached */
+} process_plan;
+
+/* Parent: DOC and FIELD name the source in errors ("config.json", ".process").
+   EXTRA_ENV (may be NULL) are appended "K=V" strings (LISTEN_FDS ...). */
+int process_prepare (const oci_process *p, const char *doc, const char *field, char *const *extra_env,
+                     process_plan *plan, ocisbx_err **err);
+/* linux.personality, for the container's init. */
+int process_prepare_personality (const oci_personality *pers, process_plan *plan, ocisbx_err **err);
+/* A plan with nothing to run, for a config without process (create; `start` refuses):
+   its steps keep the init's credentials, cwd "/", and process_resolve gives NULL. */
+void process_prepare_none (process_plan *plan);
+void process_plan_free (process_plan *plan);
+
+/* Child steps, in order (see above). */
+int process_apply_early (const process_plan *plan, ocisbx_err **err);
+/* TTY_SLAVE (or -1) becomes stdio and is closed; fds from KEEP_FDS on become CLOEXEC. */
+int process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err);
+/* The executable's path for args[0], into a malloc'd *PATH. */
+int process_resolve (const process_plan *plan, char **path, ocisbx_err **err);
+
+/* process_final.c: the filter and what follows it. */
+/* Loads plan->seccomp (once; nothing without one).  A filter with a listener hands its
+   fd's number to the parent over SYNC_SOCK (SYNC_SECCOMP, then waits for
+   SYNC_SECCOMP_ACK).  Called by process_finish_and_exec, or earlier by create's init
+   for a filter with a listener (the parent is there only until SYNC_READY). */
+int process_load_filter (process_plan *plan, int sync_sock, ocisbx_err **err);
+/* The last steps: what can be done before the filter, the filter (unless loaded), the
+   capset that drops CAP_SYS_ADMIN kept for it, execve of PATH.  Returns only on
+   failure. */
+int process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, ocisbx_err **err);
+/* capset(2) of three capability masks: no allocation, usable under the filter. */
+int process_capset (uint64_t effective, uint64_t permitted, uint64_t inheritable);
+
+/* ---- name tables (unit-tested) ---- */
+
+/* "KILL", "SIGKILL", "kill", "9", "RTMIN+2": the signal number, or -1.  "0" is 0 (kill's
+   check that the process exists). */
+int signal_parse (const char *s);
+/* "CAP_CHOWN" -> 0 ... "CAP_CHECKPOINT_RESTORE" -> 40; -1 when unknown. */
+int capability_from_name (const char *name);
+const char *capability_name (int cap);
+#define CAPABILITY_MAX 40
+/* "RLIMIT_NOFILE" -> RLIMIT_NOFILE; -1 when unknown. */
+int rlimit_from_name (const char *name);
+/* "0-3,7" -> a CPU set (CPU_ALLOC'd); -1 on syntax errors. */
+int cpuset_parse (const char *s, cpu_set_t **out, size_t *size);
+/* Find FILE (no '/') in the colon-separated PATH_ENV like execvp: the first regular,
+   executable file.  Errors as Go's exec.LookPath words them:
+   exec: "foo": executable file not found in $PATH
+   exec: "/x": stat /x: no such file or directory
+   exec: "/etc/passwd": permission denied */
+int path_lookup (const char *file, const char *path_env, char **out, ocisbx_err **err);
+
+#endif

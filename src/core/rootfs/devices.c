@@ -1,0 +1,271 @@
+#include <config.h>
+#include "core/rootfs/devices.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "core/rootfs/mounts.h"
+#include "core/rootfs/pathres.h"
+#include "core/utils.h"
+
+#define PTS_MAJOR_FIRST 136 /* UNIX98_PTY_SLAVE_MAJOR */
+#define PTS_MAJOR_LAST 143
+
+typedef struct
+{
+  const char *path;
+  mode_t type; /* S_IFCHR, S_IFBLK, S_IFIFO */
+  unsigned major, minor;
+  mode_t mode;
+  uid_t uid;
+  gid_t gid;
+} device_node;
+
+static const device_node default_devices[] = {
+  { "/dev/null", S_IFCHR, 1, 3, 0666, 0, 0 },    { "/dev/zero", S_IFCHR, 1, 5, 0666, 0, 0 },
+  { "/dev/full", S_IFCHR, 1, 7, 0666, 0, 0 },    { "/dev/random", S_IFCHR, 1, 8, 0666, 0, 0 },
+  { "/dev/urandom", S_IFCHR, 1, 9, 0666, 0, 0 }, { "/dev/tty", S_IFCHR, 5, 0, 0666, 0, 0 },
+};
+
+static const struct
+{
+  const char *target, *name;
+} default_links[] = {
+  { "/proc/self/fd", "fd" },       { "/proc/self/fd/0", "stdin" },
+  { "/proc/self/fd/1", "stdout" }, { "/proc/self/fd/2", "stderr" },
+  { "pts/ptmx", "ptmx" },
+};
+
+/* In a user namespace: an empty file at the node's path with the host's node bound on it. */
+static int
+bind_host_node (rootfs_procfd procfd, int rootfd, const device_node *n, ocisbx_err **err)
+{
+  cleanup_close int src = open (n->path, O_PATH | O_CLOEXEC);
+  cleanup_close int dst = -1;
+  struct stat st;
+
+  if (src < 0)
+    return err_set (err, errno, "open host device `%s`", n->path);
+  if (fstat (src, &st) < 0)
+    return err_set (err, errno, "stat host device `%s`", n->path);
+  if ((st.st_mode & S_IFMT) != n->type
+      || (n->type != S_IFIFO && (major (st.st_rdev) != n->major || minor (st.st_rdev) != n->minor)))
+    return err_set (err, EINVAL, "host `%s` is not the device %u:%u", n->path, n->major, n->minor);
+  dst = pathres_create (rootfd, n->path, PATHRES_FILE, 0644, err);
+  if (dst < 0)
+    return -1;
+  return mount_bind_fd_known (procfd, src, dst, 0, n->path, err);
+}
+
+/* N's node; DEVFD, when not -1, is the container's /dev already resolved (N is in it). */
+static int
+make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, ocisbx_err **err)
+{
+  cleanup_free char *dir = NULL, *base = NULL;
+  cleanup_close int own = -1;
+  int dirfd = devfd;
+  struct stat st;
+
+  if (ctx->userns)
+    return bind_host_node (ctx->procfd, rootfd, n, err);
+  pathres_split (n->path, &dir, &base);
+  if (dirfd < 0)
+    {
+      own = pathres_create (rootfd, dir, PATHRES_DIR, 0755, err);
+      if (own < 0)
+        return -1;
+      dirfd = own;
+    }
+  if (mknodat (dirfd, base, n->type | (n->mode & 07777), makedev (n->major, n->minor)) < 0)
+    {
+      if (errno == EEXIST)
+        return 0; /* already there (a bind, an earlier entry): leave it, as runc does */
+      return err_set (err, errno, "mknod `%s`", n->path);
+    }
+  /* The umask (devices_setup clears it), a default ACL or a set-group-ID directory may
+     have changed the mode or the group: set what differs. */
+  if (fstatat (dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return err_set (err, errno, "stat `%s`", n->path);
+  if ((st.st_mode & 07777) != (n->mode & 07777) && fchmodat (dirfd, base, n->mode & 07777, 0) < 0)
+    return err_set (err, errno, "chmod `%s`", n->path);
+  if ((st.st_uid != n->uid || st.st_gid != n->gid)
+      && fchownat (dirfd, base, n->uid, n->gid, AT_SYMLINK_NOFOLLOW) < 0)
+    return err_set (err, errno, "chown `%s`", n->path);
+  return 0;
+}
+
+static int
+make_links (int dev, ocisbx_err **err)
+{
+  for (size_t i = 0; i < sizeof default_links / sizeof default_links[0]; i++)
+    if (symlinkat (default_links[i].target, dev, default_links[i].name) < 0 && errno != EEXIST)
+      return err_set (err, errno, "symlink `/dev/%s`", default_links[i].name);
+  if (access ("/proc/kcore", F_OK) == 0 && symlinkat ("/proc/kcore", dev, "core") < 0
+      && errno != EEXIST)
+    return err_set (err, errno, "symlink `/dev/core`");
+  return 0;
+}
+
+static int
+node_from_config (const oci_device *d, device_node *n, ocisbx_err **err)
+{
+  memset (n, 0, sizeof *n);
+  n->path = d->path;
+  switch (d->type ? d->type[0] : '\0')
+    {
+    case 'c':
+    case 'u':
+      n->type = S_IFCHR;
+      break;
+    case 'b':
+      n->type = S_IFBLK;
+      break;
+    case 'p':
+      n->type = S_IFIFO;
+      break;
+    default:
+      return err_set (err, EINVAL, "device `%s`: unknown type \"%s\"", d->path,
+                      d->type ? d->type : "");
+    }
+  if (n->type != S_IFIFO)
+    {
+      n->major = (unsigned) d->major;
+      n->minor = (unsigned) d->minor;
+    }
+  n->mode = d->file_mode ? (*d->file_mode & 07777) : 0666;
+  n->uid = d->uid ? *d->uid : 0;
+  n->gid = d->gid ? *d->gid : 0;
+  return 0;
+}
+
+static int devices_console (rootfs_procfd procfd, int rootfd, int console_fd, ocisbx_err **err);
+static int devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
+
+int
+devices_setup_console (int rootfd, int console_fd, ocisbx_err **err)
+{
+  return devices_console (ROOTFS_PROCFD_UNKNOWN, rootfd, console_fd, err);
+}
+
+static int
+devices_console (rootfs_procfd procfd, int rootfd, int console_fd, ocisbx_err **err)
+{
+  cleanup_close int dst = -1;
+  struct stat st;
+
+  if (fstat (console_fd, &st) < 0)
+    return err_set (err, errno, "stat console");
+  if (!S_ISCHR (st.st_mode) || major (st.st_rdev) < PTS_MAJOR_FIRST
+      || major (st.st_rdev) > PTS_MAJOR_LAST)
+    return err_set (err, EINVAL, "console fd %d is not a pty slave", console_fd);
+  dst = pathres_create (rootfd, "/dev/console", PATHRES_FILE, 0666, err);
+  if (dst < 0)
+    return -1;
+  if (mount_bind_fd_known (procfd, console_fd, dst, 0, "/dev/console", err) == 0)
+    return 0;
+  if ((*err)->errnum != EINVAL)
+    return -1;
+  err_freep (err);
+  {
+    /* The slave was opened in the parent's mount namespace, which a bind cannot take
+       from: bind our copy of the same /dev/pts/N, checked to be the same device. */
+    char link[PATHRES_FD_PATH_MAX], name[256];
+    cleanup_close int same = -1;
+    struct stat st2;
+    ssize_t n = readlink (pathres_fd_path (console_fd, link), name, sizeof name - 1);
+
+    if (n < 0)
+      return err_set (err, errno, "readlink console fd");
+    name[n] = '\0';
+    same = open (name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (same < 0)
+      return err_set (err, errno, "open console `%s`", name);
+    if (fstat (same, &st2) < 0 || !S_ISCHR (st2.st_mode) || st2.st_rdev != st.st_rdev
+        || st2.st_dev != st.st_dev)
+      return err_set (err, EINVAL, "console `%s` is not the pty slave given", name);
+    return mount_bind_fd_known (procfd, same, dst, 0, "/dev/console", err);
+  }
+}
+
+/* The default devices go into /dev unless the host's /dev is bound there (as runc:
+   a tmpfs /dev, or the rootfs's own /dev directory). */
+static bool
+wants_default_devices (const oci_config *cfg)
+{
+  bool wanted = true;
+  for (size_t i = 0; i < cfg->mounts_len; i++) /* the last mount at /dev decides */
+    if (mounts_dest_is (&cfg->mounts[i], "/dev"))
+      wanted = !mount_is_bind (&cfg->mounts[i]);
+  return wanted;
+}
+
+int
+devices_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
+{
+  mode_t old = umask (0); /* nodes get their modes as given: no chmod after mknod */
+  int r = devices_setup_nodes (ctx, rootfd, err);
+
+  umask (old);
+  return r;
+}
+
+static int
+devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
+{
+  const oci_config *cfg = ctx->cfg;
+
+  if (wants_default_devices (cfg))
+    {
+      /* All of them are in /dev: resolve it once (nodes and links do not move it). */
+      cleanup_close int dev = pathres_create (rootfd, "/dev", PATHRES_DIR, 0755, err);
+      if (dev < 0)
+        return err_wrap (err, "default devices");
+      for (size_t i = 0; i < sizeof default_devices / sizeof default_devices[0]; i++)
+        if (make_node (ctx, rootfd, dev, &default_devices[i], err) < 0)
+          return err_wrap (err, "default devices");
+      if (make_links (dev, err) < 0)
+        return err_wrap (err, "/dev links");
+    }
+  if (cfg->linux_)
+    for (size_t i = 0; i < cfg->linux_->devices_len; i++)
+      {
+        device_node n;
+        if (node_from_config (&cfg->linux_->devices[i], &n, err) < 0
+            || make_node (ctx, rootfd, -1, &n, err) < 0)
+          return err_wrap (err, "linux.devices[%zu]", i);
+      }
+  if (ctx->console_slave_fd >= 0 && devices_console (ctx->procfd, rootfd, ctx->console_slave_fd, err) < 0)
+    return err_wrap (err, "console");
+  return 0;
+}
+
+int
+devices_validate (const oci_config *cfg, ocisbx_err **err)
+{
+  if (cfg->linux_ == NULL)
+    return 0;
+  for (size_t i = 0; i < cfg->linux_->devices_len; i++)
+    {
+      const oci_device *d = &cfg->linux_->devices[i];
+      cleanup_free char *clean = NULL;
+
+      if (d->path == NULL || d->path[0] != '/')
+        return err_set (err, 0, "config.json: .linux.devices[%zu].path: \"%s\" is not an absolute path",
+                        i, d->path ? d->path : "");
+      clean = pathres_clean (d->path);
+      if (strcmp (clean, "/") == 0 || pathres_has_dotdot (d->path))
+        return err_set (err, 0, "config.json: .linux.devices[%zu].path: \"%s\" is not a device path",
+                        i, d->path);
+      if (d->type == NULL || strlen (d->type) != 1 || strchr ("cbup", d->type[0]) == NULL)
+        return err_set (err, 0, "config.json: .linux.devices[%zu].type: unknown device type \"%s\"",
+                        i, d->type ? d->type : "");
+      if (d->type[0] != 'p' && (d->major < 0 || d->minor < 0 || d->major > 4095 || d->minor > 1048575))
+        return err_set (err, 0, "config.json: .linux.devices[%zu]: bad major:minor %lld:%lld", i,
+                        (long long) d->major, (long long) d->minor);
+    }
+  return 0;
+}

@@ -1,0 +1,21 @@
+/* /dev in the container: the default devices (null zero full random urandom tty)
+ * and links unless /dev is a bind mount (a tmpfs /dev, or the rootfs's own /dev
+ * directory, as runc), linux.devices, and the console.  With a user
+ * namespace, device nodes cannot be created: the host's are bind-mounted instead.
+ */
+#ifndef OCISBX_DEVICES_H
+#define OCISBX_DEVICES_H
+
+#include "core/error.h"
+#include "core/rootfs/rootfs.h"
+
+/* Everything above, into ROOTFD (the rootfs, after the config mounts). */
+int devices_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
+
+/* Bind the pty slave CONSOLE_FD at /dev/console (verified to be a pts). */
+int devices_setup_console (int rootfd, int console_fd, ocisbx_err **err);
+
+/* Checks for rootfs_validate_config: .linux.devices[i] (path absolute, type c b u p). */
+int devices_validate (const oci_config *cfg, ocisbx_err **err);
+
+#endif

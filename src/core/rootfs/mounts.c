@@ -1,0 +1,354 @@
+#include <config.h>
+#include "core/rootfs/mounts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/rootfs/pathres.h"
+#include "core/utils.h"
+
+bool
+mounts_dest_is (const oci_mount *m, const char *dest)
+{
+  cleanup_free char *c = NULL;
+  if (m->destination == NULL)
+    return false;
+  c = pathres_clean (m->destination);
+  return strcmp (c, dest) == 0;
+}
+
+bool
+mount_is_bind (const oci_mount *m)
+{
+  if (m->type && strcmp (m->type, "bind") == 0)
+    return true;
+  for (size_t i = 0; i < m->options_len; i++)
+    if (strcmp (m->options[i], "bind") == 0 || strcmp (m->options[i], "rbind") == 0)
+      return true;
+  return false;
+}
+
+/* The bind source of mounts[INDEX]: relative paths are under the bundle.  Host paths
+   are trusted: one that the container's root cannot reach (below a directory of host
+   root's, mode 0700) the runtime opens when it lends its privileges, as runc does. */
+static int
+open_source (const rootfs_ctx *ctx, size_t index, const char *source, ocisbx_err **err)
+{
+  cleanup_free char *path = NULL;
+  cleanup_free char *clean = NULL;
+  int fd, e;
+
+  if (source == NULL || *source == '\0')
+    return err_set (err, EINVAL, "bind mount without a source");
+  path = source[0] == '/' || ctx->bundle == NULL ? xstrdup (source)
+                                                 : xasprintf ("%s/%s", ctx->bundle, source);
+  fd = open (path, O_PATH | O_CLOEXEC);
+  if (fd >= 0)
+    return fd;
+  e = errno;
+  clean = pathres_clean (path);
+  if ((e == EACCES || e == EPERM) && ctx->runtime_source && !pathres_under (ctx->rootfs, clean))
+    return ctx->runtime_source (ctx->runtime_source_arg, index, -1, err);
+  return err_set (err, e, "open mount source `%s`", path);
+}
+
+/* Remove "gid=N" from a devpts data string (a gid not mapped in a user namespace). */
+static char *
+data_without_gid (const char *data)
+{
+  cleanup_free char *copy = xstrdup (data);
+  char *out = xmalloc0 (strlen (data) + 1), *save = NULL;
+
+  for (char *tok = strtok_r (copy, ",", &save); tok; tok = strtok_r (NULL, ",", &save))
+    {
+      if (strncmp (tok, "gid=", 4) == 0)
+        continue;
+      if (*out)
+        strcat (out, ",");
+      strcat (out, tok);
+    }
+  return out;
+}
+
+/* Before pivot_root: is the procfs at /proc (the runtime's) one of our own pid
+   namespace?  Its "self" then names our pid. */
+static bool
+host_proc_is_ours (void)
+{
+  char buf[32];
+  ssize_t n = readlink ("/proc/self", buf, sizeof buf - 1);
+
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  return strtol (buf, NULL, 10) == (long) getpid ();
+}
+
+/* A filesystem mount (not a bind).  Sets *bound when it had to fall back to a bind
+   of the host's filesystem (sysfs, mqueue or proc from a user namespace). */
+static int
+mount_filesystem (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, int dstfd,
+                  bool *bound, ocisbx_err **err)
+{
+  char d[PATHRES_FD_PATH_MAX];
+  const char *type = m->type;
+  const char *source = m->source && *m->source ? m->source : type;
+  unsigned long flags = o->flags & ~(MS_BIND | MS_REC);
+  const char *host = NULL;
+  int e;
+
+  pathres_fd_path (dstfd, d);
+  if (mount (source, d, type, flags, o->data) == 0)
+    return 0;
+  e = errno;
+  if (ctx->userns && type && (e == EPERM || e == EACCES))
+    {
+      /* Without the namespace owning it (net for sysfs, ipc for mqueue) the kernel
+         refuses a new instance: bind the host's, as runc does.  The same for proc in
+         the host's pid namespace (rootless), whose procfs shows just what a new one
+         would. */
+      if (strcmp (type, "sysfs") == 0)
+        host = "/sys";
+      else if (strcmp (type, "mqueue") == 0)
+        host = "/dev/mqueue";
+      else if (strcmp (type, "proc") == 0 && host_proc_is_ours ())
+        host = "/proc";
+    }
+  if (host)
+    {
+      cleanup_close int src = open (host, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (src < 0)
+        return err_set (err, errno, "open `%s`", host);
+      *bound = true;
+      return mount_bind_fd_known (ctx->procfd, src, dstfd, MS_REC, m->destination, err);
+    }
+  if (ctx->userns && e == EINVAL && type && strcmp (type, "devpts") == 0 && o->data
+      && strstr (o->data, "gid="))
+    {
+      cleanup_free char *data = data_without_gid (o->data);
+      if (mount (source, d, type, flags, data) == 0)
+        return 0;
+      e = errno;
+    }
+  return err_set (err, e, "mount %s `%s`", type ? type : "(no type)", m->destination);
+}
+
+/* procfs and sysfs: a symlink in the rootfs must not decide where they go (the masked
+   and read-only paths would miss them), as in runc. */
+static bool
+needs_plain_directory (const char *type)
+{
+  return type && (strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0);
+}
+
+static bool
+is_root (int rootfd, int fd)
+{
+  struct stat a, b;
+  return fstat (rootfd, &a) == 0 && fstat (fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* A read-only tmpfs, and a read-only /dev, are mounted writable and made read-only by
+   mounts_finalize (as runc does): the devices and links, later mounts inside them and
+   tmpcopyup write there first. */
+static bool
+readonly_later (const oci_mount *m, const mount_opts *o)
+{
+  if (!(o->flags & MS_RDONLY))
+    return false;
+  if (!mount_is_bind (m) && m->type && strcmp (m->type, "tmpfs") == 0)
+    return true;
+  return mounts_dest_is (m, "/dev");
+}
+
+/* The per-mount flags of a bind that has some among its options: those asked, the
+   others kept from the source, except ro: read-write unless `ro` is there (runc's
+   "mount --bind -o" reading).  In a user namespace the kernel locks the flags the
+   source had: a locked ro then stays, and an explicit change of a locked flag fails,
+   saying so. */
+static int
+remount_bind_flags (int top, const mount_opts *o, bool userns, const char *dest, ocisbx_err **err)
+{
+  unsigned long set = o->flags & MS_PER_MOUNT;
+  struct statvfs sv;
+  unsigned long src;
+
+  if (!(set & MS_RDONLY) && !(o->cleared & MS_RDONLY))
+    {
+      ocisbx_err *e = NULL;
+      if (mount_remount_bind (top, set, o->cleared | MS_RDONLY, o->atime_set, dest, &e) == 0)
+        return 0;
+      if (e->errnum != EPERM || !userns)
+        {
+          *err = e;
+          return -1;
+        }
+      err_free (e); /* a locked ro: kept */
+    }
+  if (mount_remount_bind (top, set, o->cleared, o->atime_set, dest, err) == 0)
+    return 0;
+  if ((*err)->errnum != EPERM || !userns || fstatvfs (top, &sv) < 0)
+    return -1;
+  src = mount_flags_of_statvfs (sv.f_flag);
+  err_freep (err);
+  return err_set (err, EPERM,
+                  "remount `%s`: a user namespace locks the flags of the source (%s%s%s%s%s,%s): the "
+                  "options cannot change them",
+                  dest, src & MS_RDONLY ? "ro" : "rw", src & MS_NOSUID ? ",nosuid" : "",
+                  src & MS_NODEV ? ",nodev" : "", src & MS_NOEXEC ? ",noexec" : "",
+                  src & MS_NODIRATIME ? ",nodiratime" : "",
+                  src & MS_NOATIME ? "noatime" : src & MS_STRICTATIME ? "strictatime" : "relatime");
+}
+
+static bool
+on_procfs (int fd)
+{
+  struct statfs sfs;
+  return fstatfs (fd, &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC;
+}
+
+#define PROC_ROOT_INO 1
+
+static bool
+is_procfs_root (int fd, const struct stat *st)
+{
+  return on_procfs (fd) && st->st_ino == PROC_ROOT_INO;
+}
+
+static int
+mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **err)
+{
+  cleanup_mount_opts mount_opts o;
+  cleanup_close int srcfd = -1;
+  cleanup_close int dstfd = -1;
+  cleanup_close int top = -1;
+  pathres_create_kind kind = PATHRES_DIR;
+  bool bind = mount_is_bind (m);
+  bool idmapped;
+
+  mount_opts_parse (m->options, m->options_len, &o);
+  idmapped = o.idmap || o.ridmap || m->uid_mappings_len || m->gid_mappings_len;
+  if (bind)
+    o.flags |= MS_BIND;
+  if (readonly_later (m, &o))
+    o.flags &= ~MS_RDONLY;
+
+  if (bind)
+    {
+      struct stat st;
+      srcfd = open_source (ctx, (size_t) (m - ctx->cfg->mounts), m->source, err);
+      if (srcfd < 0)
+        return -1;
+      if (fstat (srcfd, &st) < 0)
+        return err_set (err, errno, "stat mount source `%s`", m->source);
+      if (!S_ISDIR (st.st_mode))
+        kind = PATHRES_FILE;
+      if (mounts_dest_is (m, "/proc") && !is_procfs_root (srcfd, &st))
+        return err_set (err, EPERM, "bind mount on `%s`: `%s` is not the root of a procfs", m->destination,
+                        m->source);
+    }
+  if (!bind && needs_plain_directory (m->type) && pathres_has_symlink (rootfd, m->destination))
+    return err_set (err, ELOOP, "`%s` is a symlink in the rootfs: filesystem \"%s\" must be mounted on ordinary directory",
+                    m->destination, m->type);
+  dstfd = pathres_create (rootfd, m->destination, kind, kind == PATHRES_DIR ? 0755 : 0644, err);
+  if (dstfd < 0)
+    return -1;
+  if (is_root (rootfd, dstfd))
+    return err_set (err, EINVAL, "`%s` resolves to the root of the container: a mount there would hide the rootfs",
+                    m->destination);
+  if (on_procfs (dstfd))
+    {
+      /* A symlink in the rootfs must not smuggle a mount into /proc either. */
+      cleanup_free char *clean = pathres_clean (m->destination);
+      if (strncmp (clean, "/proc/", 6) != 0 || !rootfs_proc_dest_allowed (clean, bind ? NULL : m->type))
+        return err_set (err, EPERM, "`%s` resolves inside /proc: refusing to mount there",
+                        m->destination);
+    }
+
+  if (!bind && m->type && strcmp (m->type, "cgroup") == 0)
+    return mount_cgroup (ctx, rootfd, m, &o, dstfd, err);
+
+  if (bind && idmapped)
+    {
+      if (mount_idmapped (ctx, m, &o, srcfd, dstfd, err) < 0)
+        return -1;
+    }
+  else if (idmapped)
+    return err_set (err, EINVAL, "idmapped mount `%s`: only bind mounts can be idmapped",
+                    m->destination);
+  else if (bind)
+    {
+      if (mount_bind_fd_known (ctx->procfd, srcfd, dstfd, o.flags, m->destination, err) < 0)
+        return -1;
+    }
+  else if (mount_filesystem (ctx, m, &o, dstfd, &bind, err) < 0)
+    return -1;
+  else if (bind && (o.flags & MS_RDONLY))
+    {
+      /* The host's sysfs/mqueue came with its submounts: all of them read-only. */
+      o.recursive = true;
+      o.attr_set |= MOUNT_ATTR_RDONLY;
+      o.attr_clr &= ~(uint64_t) MOUNT_ATTR_RDONLY;
+    }
+
+  /* What follows acts on the new mount: re-resolve the destination, since DSTFD is
+     the directory underneath it. */
+  if (!(bind && ((o.flags | o.cleared) & MS_PER_MOUNT)) && o.n_propagation == 0 && !o.recursive
+      && !o.tmpcopyup)
+    return 0;
+  top = pathres_open (rootfd, m->destination, err);
+  if (top < 0)
+    return -1;
+  if (o.tmpcopyup && !bind && m->type && strcmp (m->type, "tmpfs") == 0
+      && mount_copyup (dstfd, top, o.data, err) < 0)
+    return err_wrap (err, "`%s`", m->destination);
+  if (bind && ((o.flags | o.cleared) & MS_PER_MOUNT)
+      && remount_bind_flags (top, &o, ctx->userns, m->destination, err) < 0)
+    return -1;
+  for (size_t i = 0; i < o.n_propagation; i++)
+    {
+      char d[PATHRES_FD_PATH_MAX];
+      if (mount (NULL, pathres_fd_path (top, d), NULL, o.propagation[i], NULL) < 0)
+        return err_set (err, errno, "set propagation of `%s`", m->destination);
+    }
+  if (o.recursive && mount_setattr_fd (top, o.attr_set, o.attr_clr, true, m->destination, err) < 0)
+    return -1;
+  return 0;
+}
+
+int
+mounts_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
+{
+  const oci_config *cfg = ctx->cfg;
+
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    if (mount_one (ctx, rootfd, &cfg->mounts[i], err) < 0)
+      return err_wrap (err, "mounts[%zu]", i);
+  return 0;
+}
+
+int
+mounts_finalize (const oci_config *cfg, int rootfd, ocisbx_err **err)
+{
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    {
+      const oci_mount *m = &cfg->mounts[i];
+      cleanup_mount_opts mount_opts o;
+      cleanup_close int fd = -1;
+
+      mount_opts_parse (m->options, m->options_len, &o);
+      if (!readonly_later (m, &o))
+        continue;
+      fd = pathres_open (rootfd, m->destination, err);
+      if (fd < 0 || mount_remount_bind (fd, MS_RDONLY, 0, false, m->destination, err) < 0)
+        return err_wrap (err, "mounts[%zu]: read-only", i);
+    }
+  return 0;
+}

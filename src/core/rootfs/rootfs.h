@@ -1,0 +1,74 @@
+/* The container's filesystem, in three steps called by container.c in the child
+ * (already in its new mount namespace, and its user namespace when there is one):
+ *
+ *   rootfs_setup ()    propagation, bind the rootfs onto itself, every config mount in
+ *                      order (destinations resolved inside the rootfs), /dev and devices,
+ *                      /dev/console
+ *   -- createContainer hooks run here (container namespaces, before pivot_root) --
+ *   rootfs_pivot ()    pivot_root into the rootfs (or, with no_pivot, the host's procfs and
+ *                      sysfs detached, MS_MOVE + chroot), chdir /
+ *   rootfs_finalize () linux.sysctl (sysctl.h), read-only paths, masked paths, the
+ *                      read-only tmpfs and /dev mounts (writable until now),
+ *                      root.readonly, rootfsPropagation
+ */
+#ifndef OCISBX_ROOTFS_H
+#define OCISBX_ROOTFS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "core/error.h"
+#include "ocispec.h"
+
+/* Can mount(2) name fds as /proc/self/fd/N (a real procfs at /proc)?  Asked once per
+   step by rootfs.c; UNKNOWN (0) makes each mount ask. */
+typedef enum rootfs_procfd
+{
+  ROOTFS_PROCFD_UNKNOWN = 0,
+  ROOTFS_PROCFD_USABLE,
+  ROOTFS_PROCFD_UNUSABLE,
+} rootfs_procfd;
+
+typedef struct rootfs_ctx
+{
+  const oci_config *cfg;
+  const char *rootfs;      /* absolute host path of root.path */
+  const char *bundle;      /* absolute bundle path (relative mount sources are under it) */
+  int console_slave_fd;    /* pty slave to bind at /dev/console, or -1 */
+  bool userns;             /* new user namespace: bind device nodes instead of mknod */
+  bool no_pivot;           /* --no-pivot */
+  bool new_cgroupns;       /* the container has its own cgroup namespace */
+  const char *cgroup_path; /* the container's cgroup path (relative to hierarchy roots), for cgroup mounts */
+  const struct cgroup_manager *cgroup; /* when set, the per-hierarchy paths come from it */
+  rootfs_procfd procfd;    /* set by rootfs_setup for the mounts it makes; leave it 0 */
+  /* In a user namespace, when the runtime lends its privileges: asks it for mounts[INDEX]'s
+     bind source, or the rootfs (ROOTFS_SOURCE), when the container cannot open it (FD
+     -1), or for an idmapped copy of FD's tree (mounts_runtime_source), and returns the
+     fd it sent; NULL otherwise. */
+  int (*runtime_source) (void *arg, size_t index, int fd, ocisbx_err **err);
+  void *runtime_source_arg;
+} rootfs_ctx;
+
+/* runtime_source's INDEX for the rootfs itself (rootfs_setup binds it onto itself). */
+#define ROOTFS_SOURCE ((size_t) -1)
+
+/* In the parent, before anything is created: mount destinations, options and
+   mappings, rootfsPropagation, devices, masked/read-only paths, sysctl keys.  Errors
+   name the field: `config.json: .mounts[2].destination: "tmp" is not an absolute path`. */
+int rootfs_validate_config (const oci_config *cfg, ocisbx_err **err);
+
+/* Without a new mount namespace (the runtime's own, or one joined by path) the root is
+   still built in a private one: rootfs_setup_ns_enter keeps the shared namespace in
+   *SHARED_NS and unshares; after rootfs_finalize, rootfs_setup_ns_leave takes a
+   detached copy of the finished root (open_tree), returns to SHARED_NS and chroots
+   into the copy.  Nothing is ever attached in the shared namespace (nothing to leave
+   behind), and no ".." leads out of a detached root. */
+int rootfs_setup_ns_enter (int *shared_ns, ocisbx_err **err);
+int rootfs_setup_ns_leave (int shared_ns, ocisbx_err **err);
+
+/* *ROOTFD: an O_PATH fd of the rootfs bound onto itself, for rootfs_pivot. */
+int rootfs_setup (const rootfs_ctx *ctx, int *rootfd, ocisbx_err **err);
+int rootfs_pivot (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
+int rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err);
+
+#endif

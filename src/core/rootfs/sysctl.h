@@ -1,0 +1,20 @@
+/* linux.sysctl: only keys that a namespace of the container isolates are accepted
+ *   ipc   kernel.msgmax kernel.msgmnb kernel.msgmni kernel.sem kernel.shmall
+ *         kernel.shmmax kernel.shmmni kernel.shm_rmid_forced fs.mqueue.*
+ *   net   net.*   (the container must have a network namespace)
+ *   uts   kernel.hostname kernel.domainname
+ * and are written to /proc/sys/<key with dots as slashes> through write_proc_file.
+ */
+#ifndef OCISBX_SYSCTL_H
+#define OCISBX_SYSCTL_H
+
+#include "core/error.h"
+#include "ocispec.h"
+
+/* In the parent, before anything is created: every key namespaced, its namespace present. */
+int sysctl_validate (const oci_config *cfg, ocisbx_err **err);
+/* In the container (after pivot_root, with the container's /proc).  Keys already holding
+   the value are not written again, so a second call is harmless. */
+int sysctl_apply (const oci_config *cfg, ocisbx_err **err);
+
+#endif
