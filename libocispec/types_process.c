@@ -93,7 +93,7 @@ static const ocispec_field exec_cpu_affinity_fields[] = {
 static const ocispec_type exec_cpu_affinity_type
     = OCISPEC_TYPE (oci_exec_cpu_affinity, exec_cpu_affinity_fields, validate_cpu_affinity);
 
-/* cwd MUST be absolute; an rlimit type MUST NOT repeat. */
+/* cwd MUST be absolute; args[0] is looked up as a path; an rlimit type MUST NOT repeat. */
 static int
 validate_process (void *obj, const char *path, char **err)
 {
@@ -102,6 +102,9 @@ validate_process (void *obj, const char *path, char **err)
 
   if (p->cwd && p->cwd[0] != '/')
     return ocispec_fail (err, path, ".cwd: must be an absolute path, got %s", ocispec_quote (q, p->cwd));
+  if (p->args_len > 0 && strlen (p->args[0]) > 4095) /* as OCISPEC_F_PATH */
+    return ocispec_fail (err, path, ".args[0]: %zu bytes, longer than the kernel takes (4095): %s",
+                         strlen (p->args[0]), ocispec_quote (q, p->args[0]));
   for (size_t i = 1; i < p->rlimits_len; i++)
     for (size_t j = 0; j < i; j++)
       if (strcmp (p->rlimits[i].type, p->rlimits[j].type) == 0)

@@ -95,6 +95,48 @@ create_fails() {
 	create_fails
 }
 
+# config_long CODE: runs CODE (python, `c` the config, `big` 1 MiB of "a") on config.json:
+# a value that large cannot pass through an argument (128 KiB each at most).
+config_long() {
+	"$PYTHON" - "$BUNDLE/config.json" "$1" <<-'EOF'
+		import json, sys
+		path, code = sys.argv[1:]
+		c = json.load(open(path))
+		big = "a" * (1 << 20)
+		exec(code)
+		json.dump(c, open(path, "w"))
+	EOF
+}
+
+@test "errors: a 1 MiB domainname, path or args[0] is refused before anything is made, naming the field in a short message; 64-byte names pass" {
+	requires_ocisbx "runc 1.1 takes a 1 MiB domainname"
+	local code field
+	while IFS='|' read -r field code; do
+		make_config sleep 100
+		config_add process.env "OCIT_TAG=$CID"
+		config_long "$code"
+		create_fails
+		echo "${#output} bytes"
+		[[ "$output" == *"config.json: $field: "*" bytes, longer than the kernel takes ("* ]]
+		[ "${#output}" -lt 512 ]
+	done <<-'EOF'
+		.domainname|c["domainname"] = big
+		.process.cwd|c["process"]["cwd"] = "/" + big
+		.process.args[0]|c["process"]["args"] = ["/" + big]
+		.mounts[7].destination|c["mounts"].append({"destination": "/" + big, "type": "tmpfs", "source": "tmpfs"})
+		.linux.maskedPaths[0]|c["linux"]["maskedPaths"] = ["/" + big]
+		.linux.cgroupsPath|c["linux"]["cgroupsPath"] = "/" + big
+	EOF
+	# the longest names the kernel takes pass
+	make_config sh -c 'hostname; cat /proc/sys/kernel/domainname'
+	config_set hostname "\"$(printf 'h%.0s' {1..64})\""
+	config_set domainname "\"$(printf 'd%.0s' {1..64})\""
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'h%.0s' {1..64})"$'\n'"$(printf 'd%.0s' {1..64})" ]
+}
+
 @test "errors: a bind mount of a missing source, after other mounts" {
 	config_add mounts '{"destination":"/mnt","type":"bind","source":"/no/such/dir","options":["rbind"]}'
 	create_fails
