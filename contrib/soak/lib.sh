@@ -90,9 +90,10 @@ tagged_pids() {
 }
 count_procs() { tagged_pids | wc -l; }
 # files of the runtime's in /tmp and /dev/shm: new since soak_setup, named after it or
-# after our ids (other scratch dirs of soak runs aside)
+# after our ids; the scratch dirs of the project's scripts and tests (mktemp's
+# /tmp/ocisbx-WHAT.XXXXXX, which other runs on the machine may make meanwhile) aside
 new_tmp() {
-	find /tmp /dev/shm -maxdepth 1 \( -name "*ocisbx*" -o -name "$PREFIX*" \) ! -name "ocisbx-soak.*" 2>/dev/null |
+	find /tmp /dev/shm -maxdepth 1 \( -name "ocisbx*" -o -name "$PREFIX*" \) ! -name "ocisbx-*.??????" 2>/dev/null |
 		sort | comm -23 - "$SOAK_DIR/tmp.before"
 }
 count_tmp() { new_tmp | wc -l; }
