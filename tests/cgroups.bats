@@ -376,6 +376,28 @@ unified_hugetlb() {
 	[ ! -s "$TESTDIR/err2" ]
 }
 
+@test "ps: a container of more processes than one ps -q takes (255) gets the whole table, read without ps -e" {
+	requires_ocisbx "runc's ps reads every process of the host (ps -ef)"
+	set_args sh -c 'i=0; while [ $i -lt 300 ]; do sleep 1000 & i=$((i + 1)); done; exec sleep 1001'
+	create_started
+	count_pids() { runtime ps --format json "$CID" | tr -d '[]' | tr , '\n' | grep -c .; }
+	wait_for_output 301 30 "container processes" count_pids
+	# a ps that refuses to read every process: the table must come from ps -q alone
+	mkdir "$TESTDIR/bin"
+	printf '#!/bin/sh\nfor a; do case "$a" in -e*) echo "ps: -e refused" >&2; exit 1 ;; esac; done\nexec %s "$@"\n' \
+		"$(command -v ps)" >"$TESTDIR/bin/ps"
+	chmod +x "$TESTDIR/bin/ps"
+	PATH="$TESTDIR/bin:$PATH" run runtime ps "$CID"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 302 ]
+	[[ "${lines[0]}" == UID*PID*PPID*CMD ]]
+	[ "$(printf '%s\n' "${lines[@]:1}" | grep -c ' sleep 1000$')" -eq 300 ]
+	[ "$(printf '%s\n' "${lines[@]:1}" | grep -c ' sleep 1001$')" -eq 1 ]
+	# in ps -ef's order: ascending pids
+	printf '%s\n' "${lines[@]:1}" | awk '{ print $2 }' >"$TESTDIR/pids"
+	sort -n -c "$TESTDIR/pids"
+}
+
 @test "update: flags change memory, pids and cpu limits" {
 	config_set linux.resources.memory '{"limit": 33554432}'
 	set_args sleep 100

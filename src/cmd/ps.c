@@ -42,13 +42,13 @@ has_pid (const pid_t *pids, size_t n, long pid)
   return bsearch (&key, pids, n, sizeof *pids, pid_cmp) != NULL;
 }
 
-/* Run ps with ARGV, print its header and the lines whose PID column is ours.  With
-   QUICK (ps -q, which may be missing: busybox, old procps) a ps that printed no header
-   is not an error: *HEADER_SEEN false and nothing printed, for the caller to fall back
-   on; a header and no process (all gone meanwhile: ps -q exits 1) is ps -ef's empty
-   table. */
+/* Run ps with ARGV, print its header (unless HEADER_DONE) and the lines whose PID column
+   is ours.  With QUICK (ps -q, which may be missing: busybox, old procps) a ps that
+   printed no header is not an error: *HEADER_SEEN false and nothing printed, for the
+   caller to fall back on; a header and no process (all gone meanwhile: ps -q exits 1)
+   is ps -ef's empty table. */
 static int
-ps_run (char **argv, const pid_t *pids, size_t n, bool quick, bool *header_seen)
+ps_run (char **argv, const pid_t *pids, size_t n, bool quick, bool header_done, bool *header_seen)
 {
   cleanup_fclose FILE *out = NULL;
   posix_spawn_file_actions_t fa;
@@ -98,7 +98,8 @@ ps_run (char **argv, const pid_t *pids, size_t n, bool quick, bool *header_seen)
               break;
             }
           *header_seen = true;
-          fputs (line, stdout);
+          if (!header_done)
+            fputs (line, stdout);
           continue;
         }
       copy = xstrdup (line);
@@ -130,12 +131,14 @@ ps_run (char **argv, const pid_t *pids, size_t n, bool quick, bool *header_seen)
   return rc;
 }
 
-/* The longest pid list given to ps -q as one argument (the kernel takes 128 KiB). */
-#define PS_QUICK_MAX (64 * 1024)
+/* The most pids given to one ps -q: procps-ng's library selects at most 255 processes
+   at once (FILL_ID_MAX; more: "fatal library error, reap" and exit 1). */
+#define PS_QUICK_MAX 255
 
 /* `ps ARGS` (default -ef) filtered to the container's PIDS (sorted).  Without ARGS, ps -f
-   -q PIDS prints the same lines as ps -ef but reads only the container's processes, not
-   every process of the host; a ps without -q gets the -ef run. */
+   -q PIDS, once per PS_QUICK_MAX pids in ascending order, prints the same lines as ps -ef
+   but reads only the container's processes, not every process of the host; a ps without
+   -q gets the -ef run. */
 static int
 ps_table (char **args, size_t nargs, const pid_t *pids, size_t n)
 {
@@ -143,18 +146,33 @@ ps_table (char **args, size_t nargs, const pid_t *pids, size_t n)
   bool seen;
 
   argv[0] = xstrdup ("ps");
-  if (nargs == 0 && n > 0 && n < PS_QUICK_MAX / 12)
+  if (nargs == 0 && n > 0)
     {
-      char *list = xmalloc0 (n * 12 + 1), *p = list;
-      int rc;
-      for (size_t i = 0; i < n; i++)
-        p += sprintf (p, "%s%d", i ? "," : "", (int) pids[i]);
       argv[1] = xstrdup ("-f");
       argv[2] = xstrdup ("-q");
-      argv[3] = list;
-      rc = ps_run (argv, pids, n, true, &seen);
-      if (rc != 0 || seen)
-        return rc;
+      for (size_t at = 0; at < n; at += PS_QUICK_MAX)
+        {
+          size_t k = n - at < PS_QUICK_MAX ? n - at : PS_QUICK_MAX;
+          char *p;
+          int rc;
+
+          free (argv[3]);
+          argv[3] = p = xmalloc0 (k * 12 + 1);
+          for (size_t i = 0; i < k; i++)
+            p += sprintf (p, "%s%d", i ? "," : "", (int) pids[at + i]);
+          rc = ps_run (argv, pids + at, k, true, at > 0, &seen);
+          if (rc != 0)
+            return rc;
+          if (!seen && at > 0)
+            {
+              fprintf (stderr, "ocisbx ps: ps -q failed\n");
+              return 1;
+            }
+          if (!seen)
+            break; /* no ps -q: ps -ef below */
+        }
+      if (seen)
+        return 0;
       for (int i = 1; i < 4; i++)
         {
           free (argv[i]);
@@ -165,7 +183,7 @@ ps_table (char **args, size_t nargs, const pid_t *pids, size_t n)
     argv[1] = xstrdup ("-ef");
   for (size_t i = 0; i < nargs; i++)
     argv[1 + i] = xstrdup (args[i]);
-  return ps_run (argv, pids, n, false, &seen);
+  return ps_run (argv, pids, n, false, false, &seen);
 }
 
 int
