@@ -4,7 +4,7 @@
 GROUPS_ORDER="tput mounts many exec procs mem"
 declare -A GROUP_SERIES=(
   [tput]="tput tput_cpu tputp tputp_cpu" [mounts]="binds masked binds_cpu masked_cpu"
-  [many]="create state list delete" [exec]="exec exec_cpu" [procs]="ps events" [mem]="rss")
+  [many]="create state list delete create_cpu state_cpu list_cpu delete_cpu" [exec]="exec exec_cpu" [procs]="ps events" [mem]="rss")
 declare -A GTITLE=(
   [tput]="start throughput: parallel \`run\`s of the minimal bundle, containers/s (higher is better)"
   [tput_cpu]="CPU per container of those runs, ms"
@@ -18,6 +18,10 @@ declare -A GTITLE=(
   [state]="\`state\` with N other containers in --root, ms"
   [list]="\`list\` of N + 1 containers, ms"
   [delete]="\`delete\` (of a created container) with N other containers in --root, ms"
+  [create_cpu]="CPU of \`create\` with N other containers in --root, ms"
+  [state_cpu]="CPU of \`state\` with N other containers in --root, ms"
+  [list_cpu]="CPU of \`list\` of N + 1 containers, ms"
+  [delete_cpu]="CPU of \`delete\` with N other containers in --root, ms"
   [exec]="exec throughput: \`exec ID /bin/true\` into one container, C at a time, execs/s (higher is better)"
   [exec_cpu]="CPU per exec of those runs, ms"
   [ps]="\`ps\` of a container with N processes (and its init), ms"
@@ -25,11 +29,12 @@ declare -A GTITLE=(
   [rss]="peak RSS of each command (minimal bundle; run-podman: the podman-like one), KiB")
 declare -A GXLABEL=([tput]=parallel [tput_cpu]=parallel [tputp]=parallel [tputp_cpu]=parallel [binds]=mounts [masked]=paths
   [binds_cpu]=mounts [masked_cpu]=paths [create]=others [state]=others [list]=others
-  [delete]=others [exec]=concurrent [exec_cpu]=concurrent [ps]=processes [events]=processes
+  [delete]=others [create_cpu]=others [state_cpu]=others [list_cpu]=others [delete_cpu]=others [exec]=concurrent [exec_cpu]=concurrent [ps]=processes [events]=processes
   [rss]=command)
 # What one step of X adds (the slope lines).
 declare -A GXONE=([binds]=mount [masked]=path [binds_cpu]=mount [masked_cpu]=path [create]=container
-  [state]=container [list]=container [delete]=container [exec_cpu]="concurrent exec"
+  [state]=container [list]=container [delete]=container [create_cpu]=container [state_cpu]=container
+  [list_cpu]=container [delete_cpu]=container [exec_cpu]="concurrent exec"
   [tput_cpu]="parallel run" [tputp_cpu]="parallel run" [ps]=process [events]=process)
 
 # g_cols SERIES: the columns of a series: floor when measured, then the runtimes.

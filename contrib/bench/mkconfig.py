@@ -11,8 +11,8 @@ read-only paths, pids limit 2048, the device deny-all rule, the default seccomp
 profile, a joined network namespace, a cgroupsPath, noNewPrivileges unset.
 
 For the growth benchmark (growth.sh): --binds N adds N bind mounts of --bind-source at
-/m/0 .. /m/N-1, --masked N masks /m/0 .. /m/N-1 (directories of the rootfs), --no-netns
-drops the new network namespace.
+/m/0 .. /m/N-1, --masked N masks /m/0 .. /m/N-1 (directories of the rootfs), both with
+RLIMIT_NOFILE at --nofile; --no-netns drops the new network namespace.
 """
 import argparse
 import json
@@ -149,6 +149,9 @@ def main():
         cfg["mounts"] += [{"destination": "/m/%d" % i, "type": "bind",
                            "source": os.path.abspath(opts.bind_source),
                            "options": ["rbind", "ro"]} for i in range(opts.binds)]
+    if (opts.binds or opts.masked) and opts.kind == "minimal":
+        cfg["process"]["rlimits"] = [r for r in cfg["process"].get("rlimits", []) if r["type"] != "RLIMIT_NOFILE"] + [
+            {"type": "RLIMIT_NOFILE", "hard": opts.nofile, "soft": opts.nofile}]
     if opts.masked:
         linux["maskedPaths"] = linux.get("maskedPaths", []) + ["/m/%d" % i for i in range(opts.masked)]
     if opts.no_netns:
