@@ -104,6 +104,13 @@ growth_report ()
   report_errors
 }
 
+# g_has SERIES RT: "y" when RT has a key in SERIES (measured, even if it failed).
+g_has ()
+{
+  local x
+  for x in ${SERIES_XS[$1]:-}; do [ -n "${OK[$1|$x|$2]+x}" ] && { echo y; return; }; done
+}
+
 # g_plot_data SERIES FILE: "x col..." then one line per X, medians ("NaN" when missing).
 g_plot_data ()
 {
@@ -125,7 +132,7 @@ g_plot_data ()
 # values (log y) and their ratio to crun.
 g_plot ()
 {
-  local g=$1 base=$2 s n=0 cols ncol crun i gp=$2-$1.gp title
+  local g=$1 base=$2 s n=0 cols ncol crun ref i gp=$2-$1.gp title
   for s in ${GROUP_SERIES[$g]}; do [ -n "${SERIES_XS[$s]:-}" ] && n=$((n + 1)); done
   [ $n -gt 0 ] || return 0
   {
@@ -138,8 +145,15 @@ g_plot ()
       g_plot_data "$s" "$base-$s.dat"
       cols=($(g_cols "$s"))
       ncol=$((${#cols[@]} + 1))
-      crun=""
-      for i in "${!cols[@]}"; do [ "${cols[$i]}" = crun ] && crun=$((i + 2)); done
+      # the ratio to crun; where crun has no such command (`events`), to runc
+      crun="" ref=crun
+      for i in "${!cols[@]}"; do
+        [ "${cols[$i]}" = crun ] && [ -n "$(g_has "$s" crun)" ] && crun=$((i + 2))
+      done
+      if [ -z "$crun" ]; then
+        ref=runc
+        for i in "${!cols[@]}"; do [ "${cols[$i]}" = runc ] && crun=$((i + 2)); done
+      fi
       # single quotes: gnuplot runs \`commands\` inside double-quoted strings
       title=${GTITLE[$s]//\`/}
       echo "set title '${title//\'/\'\'}' noenhanced"
@@ -153,7 +167,7 @@ g_plot ()
       fi
       echo "unset logscale y"
       if [ -n "$crun" ]; then
-        echo "set title 'ratio to crun (1 = as crun)' noenhanced; set style data linespoints"
+        echo "set title 'ratio to $ref (1 = as $ref)' noenhanced; set style data linespoints"
         echo "plot for [i=2:$ncol] '$base-$s.dat' using 0:(column(i)/column($crun)):xtic(1) title columnhead(i), 1 notitle dt 2 lc 'black'"
       else
         echo "set multiplot next"

@@ -27,10 +27,11 @@ ratio ()
   awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f\n", a / b; else print "-" }'
 }
 
-# cell KEY: "median (x ratio to crun) [fails]" for the table.
+# cell KEY: "median (x ratio to crun) [fails]" for the table; where crun has no such
+# command (`events`), the ratio to runc, marked "(runc)".
 cell ()
 {
-  local key=$1 m r base f
+  local key=$1 m r base f ref="" ck
   [ -n "${OK[$key]+x}" ] || { echo "n/a"; return; }
   m=$(median_of "$key")
   f=${FAIL[$key]}
@@ -38,9 +39,13 @@ cell ()
     echo "FAIL ${f}/${f}"
     return
   fi
-  base=$(median_of "$(crun_key "$key")")
+  ck=$(crun_key "$key")
+  base=$(median_of "$ck")
+  if [ -z "${OK[$ck]+x}" ] && [ "${key##*|}" != runc ]; then
+    base=$(median_of "${ck%|*}|runc") ref=" (runc)"
+  fi
   r=""
-  [ -n "$base" ] && [ "${key##*|}" != crun ] && r=" x$(ratio "$m" "$base")"
+  [ -n "$base" ] && [ "${key##*|}" != crun ] && r=" x$(ratio "$m" "$base")$ref"
   [ "$f" -gt 0 ] && r+=" ${f}fail"
   echo "$m$r"
 }
