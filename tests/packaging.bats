@@ -13,11 +13,13 @@ teardown() { common_teardown; } # a no-op unless the test ran common_setup
 
 # the Debian packages the tests name: requires_tool CMD PKG / requires_python_module
 # MOD PKG in the bats files and helpers, UNIT_SKIP reasons "... (Debian package PKG)"
-# in the C unit tests
+# in the C unit tests, "(Debian packages PKG, PKG)" in the fuzz runner
 named_packages() {
 	grep -ohE '(requires_tool|requires_python_module) +[^ ]+ +[a-z0-9][a-z0-9.+-]+' \
 		"$SRCDIR"/tests/*.bats "$SRCDIR"/tests/helpers/*.bash | awk '{print $3}'
 	grep -ohE 'Debian package [a-z0-9][a-z0-9.+-]+[a-z0-9]' "$SRCDIR"/tests/unit/*.c | awk '{print $3}'
+	grep -ohE 'Debian packages [a-z0-9][a-z0-9.+-]+(, [a-z0-9][a-z0-9.+-]+)*' "$SRCDIR"/tests/fuzz/*.sh |
+		sed 's/^Debian packages //; s/, /\n/g'
 }
 
 @test "deps: contrib/deps.sh --tests installs every package a test names" {
@@ -31,6 +33,17 @@ named_packages() {
 	echo "$n packages named by tests; not in contrib/deps.sh: ${missing[*]}"
 	[ "$n" -ge 10 ] # the scan found the suite's requires_tool calls
 	[ ${#missing[@]} -eq 0 ]
+}
+
+@test "deps: the fuzz run without clang is a skip naming the packages, a failure after deps.sh --tests" {
+	run env FUZZ_CC=/nonexistent/clang "$SRCDIR/tests/fuzz/run.sh" --tap
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == "1..0 # SKIP no /nonexistent/clang (Debian packages clang, libclang-rt-dev;"* ]]
+	run env FUZZ_CC=/nonexistent/clang OCISBX_TESTS_ALL_DEPS=1 "$SRCDIR/tests/fuzz/run.sh" --tap
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"not ok 1 - no /nonexistent/clang (Debian packages clang, libclang-rt-dev;"* ]]
 }
 
 # --- the build tree: man pages, make install, version -----------------------------
