@@ -150,6 +150,36 @@ commit_of() { sh "$1/contrib/git-version.sh" "$1"; }
 	[ "$output" = "$want" ]
 }
 
+# --- the engine configurations (contrib/engines; podman's: tests/podman.bats) -------
+
+@test "engines: containerd reads containerd-config.toml: ocisbx, the runc v2 shim, BinaryName" {
+	requires_tool containerd containerd
+	run timeout 60 containerd -c "$SRCDIR/contrib/engines/containerd-config.toml" config dump
+	[ "$status" -eq 0 ] || { echo "$output"; false; }
+	# the ocisbx runtime's table and its options, as containerd understood them
+	local rt='[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.ocisbx]'
+	local section
+	section=$(echo "$output" | awk -v rt="$rt" '$1 == rt { on = 1 } on && /^ *\[/ && index($0, "runtimes.ocisbx") == 0 { exit } on')
+	echo "$section"
+	[[ "$section" == *'runtime_type = "io.containerd.runc.v2"'* ]]
+	[[ "$section" == *'BinaryName = "/usr/bin/ocisbx"'* ]]
+	[[ "$section" == *'SystemdCgroup = false'* ]]
+	[[ "$output" == *'default_runtime_name = "ocisbx"'* ]]
+}
+
+@test "engines: daemon.json is Docker's shape: the ocisbx runtime, the default, cgroupfs, ulimits" {
+	requires_suite_tools
+	"$PYTHON" - "$SRCDIR/contrib/engines/daemon.json" <<-'EOF'
+		import json, sys
+		d = json.load(open(sys.argv[1]))
+		assert d["runtimes"]["ocisbx"] == {"path": "/usr/bin/ocisbx"}, d["runtimes"]
+		assert d["default-runtime"] == "ocisbx"
+		assert d["exec-opts"] == ["native.cgroupdriver=cgroupfs"]
+		for name, soft, hard in (("nofile", 20000, 20000), ("nproc", 32768, 32768)):
+		    assert d["default-ulimits"][name] == {"Name": name, "Soft": soft, "Hard": hard}, name
+	EOF
+}
+
 # --- bash completion -------------------------------------------------------------
 
 # complete_line WORD...: the completions of the last WORD on the line "ocisbx WORD..."
