@@ -4,7 +4,8 @@
 # copies a clean `git clone` of this tree's HEAD into it (no ../shared beside it), and
 # runs `contrib/quickstart.sh` then `contrib/quickstart.sh check` inside: the root is /
 # (pivot_root) in private mount and pid namespaces, with /proc, /sys (the host's cgroup
-# layout), /dev and a tmpfs /run.  Prints the test summaries; exits non-zero when a command fails.  Run it as root
+# layout), a /dev of its own (copies of the host's nodes) and a tmpfs /run.  Prints the
+# test summaries; exits non-zero when a command fails.  Run it as root
 # after changing dependencies (contrib/deps.sh, tests that need a new tool).
 #
 #   contrib/fresh-check.sh [OPTIONS]
@@ -120,7 +121,7 @@ git -C "$root/root/ocisbx" checkout -q -B fresh-check "$commit"
 # in_root SCRIPT: SCRIPT (bash) run as on a machine whose / is the root: in new mount
 # and pid namespaces, the root bind-mounted on itself and made / by pivot_root (a chroot
 # would not do: the runtime sets the propagation of / and pivot_roots itself), with
-# /proc, /sys, /dev and a tmpfs /run, and a minimal environment.  The namespaces end
+# /proc, /sys, a /dev of its own and a tmpfs /run, and a minimal environment.  The namespaces end
 # with the script: whatever it left running is killed, whatever it mounted is gone.
 in_root() {
 	unshare --mount --pid --fork --kill-child --propagation private -- /bin/bash -euc '
@@ -128,7 +129,12 @@ in_root() {
 		mount --bind "$root" "$root"
 		mount -t proc proc "$root/proc"
 		mount --rbind /sys "$root/sys"
-		mount --rbind /dev "$root/dev"
+		# a /dev of its own, as a machine has: copies of the nodes of the host on a tmpfs, so
+		# that a test or a maintainer script changing /dev/null inside and whatever runs on
+		# the host meanwhile do not see the changes of the other
+		mount -t tmpfs -o mode=755,nosuid tmpfs "$root/dev"
+		cp -a --one-file-system /dev/. "$root/dev/"
+		mkdir -p "$root/dev/shm" "$root/dev/pts"
 		mount -t tmpfs -o mode=1777,nosuid,nodev shm "$root/dev/shm"
 		mount -t devpts -o newinstance,ptmxmode=0666,mode=620,gid=5 devpts "$root/dev/pts"
 		mount --bind "$root/dev/pts/ptmx" "$root/dev/ptmx"
