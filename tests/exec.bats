@@ -149,6 +149,30 @@ end" ]
 	grep -qx got-term "$TESTDIR/out"
 }
 
+# hup_forwarded RC_VAR CMD...: CMD (a foreground run or exec of a process that exits 7
+# on SIGHUP) started under nohup, so SIGHUP is ignored from the start (no `timeout`
+# around it: that would catch the signal); then SIGHUP to the runtime.  Fails if the
+# runtime is still there after 20 s.
+hup_forwarded() {
+	nohup "$@" </dev/null >"$TESTDIR/hup.out" 2>&1 &
+	local rt=$! rc=0
+	wait_for_output ready 20 "the process's trap" head -n 1 "$TESTDIR/hup.out"
+	kill -HUP "$rt"
+	wait_pid_gone "$rt" 20 || { kill -KILL "$rt"; cat "$TESTDIR/hup.out"; return 1; }
+	wait "$rt" || rc=$?
+	cat "$TESTDIR/hup.out"
+	[ "$rc" -eq 7 ]
+	grep -qx got-hup "$TESTDIR/hup.out"
+}
+
+@test "exec, run: a runtime started with SIGHUP ignored (nohup) forwards it all the same" {
+	local trap='trap "echo got-hup; exit 7" HUP; echo ready; while :; do sleep 0.1; done'
+	start_ctr
+	hup_forwarded "$OCI_RUNTIME" --root "$ROOT" exec "$CID" sh -c "$trap"
+	set_args sh -c "$trap"
+	hup_forwarded "$OCI_RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID-run"
+}
+
 # --- the process's settings -----------------------------------------------------
 
 @test "exec: env is the container's with -e over it, cwd and user flags" {

@@ -42,6 +42,29 @@ status_field() {
 	[ "$output" = /home/user ]
 }
 
+# sig_ignored RUNTIME-ARGS...: the SigIgn mask of a container process that the runtime,
+# started with SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM and SIGUSR1 ignored (nohup, a
+# shell's background job, callers ignoring SIGPIPE), runs (no `timeout` around it: it
+# would catch some of them).
+sig_ignored() {
+	(
+		trap '' HUP INT QUIT PIPE TERM USR1
+		"$OCI_RUNTIME" --root "$ROOT" "$@" </dev/null
+	) | awk '$1 == "SigIgn:" { print $2 }'
+}
+
+@test "process: every signal has its default action, whatever the runtime's caller ignored" {
+	set_args grep SigIgn: /proc/self/status
+	[ "$(sig_ignored run -b "$BUNDLE" "$CID")" = 0000000000000000 ]
+	set_args sleep 1000
+	create_container "$CID-2"
+	runtime start "$CID-2"
+	[ "$(sig_ignored exec "$CID-2" grep SigIgn: /proc/self/status)" = 0000000000000000 ]
+	if is_ocisbx; then # an exec tree's leader, started by its reaper
+		[ "$(sig_ignored exec --kill-tree "$CID-2" grep SigIgn: /proc/self/status)" = 0000000000000000 ]
+	fi
+}
+
 @test "process: cwd" {
 	config_set process.cwd '"/etc"'
 	in_container pwd

@@ -168,7 +168,7 @@ int
 container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
 {
   create_ctx c;
-  sigset_t set, old;
+  sigset_t set, old, unignored;
   bool foreground = !o->detach;
   pid_t pid, watcher = -1;
   int r, done = -1;
@@ -178,7 +178,7 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
   foreground_signal_set (&set);
   /* Signals for the container queue up from now on, and are forwarded once it runs. */
   if (foreground)
-    sigprocmask (SIG_BLOCK, &set, &old);
+    foreground_block (&set, &old, &unignored);
   c.start_now = true;
   r = create_prepare (&c, o, foreground, err);
   if (r == 0)
@@ -210,6 +210,6 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
   create_ctx_cleanup (&c, r < 0);
   watcher_stop (watcher, &done);
   if (foreground)
-    sigprocmask (SIG_SETMASK, &old, NULL);
+    foreground_unblock (&old, &unignored);
   return r;
 }

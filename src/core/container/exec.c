@@ -492,7 +492,7 @@ int
 container_exec (const exec_opts *o, int *exit_code, ocisbx_err **err)
 {
   exec_ctx c;
-  sigset_t set, old;
+  sigset_t set, old, unignored;
   int r;
 
   *exit_code = EXEC_EXIT_FAILED;
@@ -502,7 +502,7 @@ container_exec (const exec_opts *o, int *exit_code, ocisbx_err **err)
     {
       /* blocked from before the clone, so none is lost; the process gets the caller's mask */
       foreground_signal_set (&set);
-      sigprocmask (SIG_BLOCK, &set, &old);
+      foreground_block (&set, &old, &unignored);
     }
   c.sigmask = old;
   r = run (&c, exit_code, err);
@@ -524,7 +524,7 @@ container_exec (const exec_opts *o, int *exit_code, ocisbx_err **err)
       sigaddset (&pipe, SIGPIPE);
       while (sigtimedwait (&pipe, NULL, &zero) > 0)
         ;
-      sigprocmask (SIG_SETMASK, &old, NULL);
+      foreground_unblock (&old, &unignored);
     }
   return r;
 }

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -26,6 +27,31 @@ foreground_signal_set (sigset_t *set)
     sigaddset (set, forwarded[i]);
   sigaddset (set, SIGCHLD);
   sigaddset (set, SIGPIPE); /* a closed stdout: EPIPE for the relay, never forwarded */
+}
+
+void
+foreground_block (const sigset_t *set, sigset_t *old, sigset_t *unignored)
+{
+  struct sigaction sa;
+
+  sigprocmask (SIG_BLOCK, set, old);
+  sigemptyset (unignored);
+  for (size_t i = 0; i < sizeof forwarded / sizeof forwarded[0]; i++)
+    if (sigaction (forwarded[i], NULL, &sa) == 0 && sa.sa_handler == SIG_IGN)
+      {
+        sa.sa_handler = SIG_DFL;
+        if (sigaction (forwarded[i], &sa, NULL) == 0)
+          sigaddset (unignored, forwarded[i]);
+      }
+}
+
+void
+foreground_unblock (const sigset_t *old, const sigset_t *unignored)
+{
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sigismember (unignored, sig) == 1)
+      signal (sig, SIG_IGN);
+  sigprocmask (SIG_SETMASK, old, NULL);
 }
 
 static void

@@ -14,6 +14,15 @@
    SIGCHLD and SIGPIPE: block them before the process exists so none is lost. */
 void foreground_signal_set (sigset_t *set);
 
+/* Block SET (from foreground_signal_set) and catch the forwarded signals the caller
+   ignored (nohup, a shell's background job): blocked, they queue for the signalfd, so
+   they reach the process as with runc.  *OLD gets the mask, *UNIGNORED those signals. */
+void foreground_block (const sigset_t *set, sigset_t *old, sigset_t *unignored);
+
+/* Undo foreground_block: UNIGNORED ignored again (any of them pending is dropped), then
+   the mask OLD. */
+void foreground_unblock (const sigset_t *old, const sigset_t *unignored);
+
 /* Wait for PID (PIDFD, or -1 to poll on SIGCHLD), forwarding signals, relaying RELAY
    (may be NULL) and passing READY=1 from the notify socket NOTIFY_FD (-1: none) on to
    NOTIFY_SOCKET (notify.h).  Returns the wait status (>= 0), or -1 with *err. */

@@ -120,6 +120,17 @@ err_exec (ocisbx_err **err, int errnum, const char *path)
   return -1;
 }
 
+/* Every signal's default action, whatever the runtime's caller ignored (nohup, SIGPIPE,
+   a shell's background job): the process starts as under runc (an exec tree's reaper,
+   which passes signals on, gets them too). */
+static void
+reset_signal_actions (void)
+{
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      signal (sig, SIG_DFL); /* glibc's own real-time signals: EINVAL, nothing to do */
+}
+
 int
 process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, ocisbx_err **err)
 {
@@ -131,6 +142,7 @@ process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, oc
   /* ---- before the filter ---- */
   if (set_final_affinity (plan, err) < 0)
     return -1;
+  reset_signal_actions ();
   if (plan->via_dmz)
     {
       memcg = leave_memcg_for_stub (plan);
