@@ -142,8 +142,10 @@ in_root() {
 		cd "$root"
 		mkdir -p .host
 		pivot_root . .host
-		# bash stays pid 1 (it reaps orphans) and runs the script as its child
-		chroot . /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+		# bash stays pid 1 (it reaps orphans) and runs the script as its child, with every
+		# signal at its default action as in a login shell (whatever ignored some: nohup,
+		# the background job)
+		chroot . /usr/bin/env -i --default-signal HOME=/root LANG=C.UTF-8 TERM=dumb \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 			/bin/bash -euc "umount -l /.host && rmdir /.host && cd /root && $script" &
 		wait $!
