@@ -40,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/process/dmz.h"
@@ -121,14 +122,17 @@ err_exec (ocisbx_err **err, int errnum, const char *path)
 }
 
 /* Every signal's default action, whatever the runtime's caller ignored (nohup, SIGPIPE,
-   a shell's background job): the process starts as under runc (an exec tree's reaper,
-   which passes signals on, gets them too). */
+   a shell's background job, make's 32 and 33): the process starts as under runc (an
+   exec tree's reaper, which passes signals on, gets them too). */
 static void
 reset_signal_actions (void)
 {
+  /* all zero: SIG_DFL, no flags, an empty mask, whatever the architecture's layout */
+  static const unsigned long zero[16];
+
   for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      signal (sig, SIG_DFL); /* glibc's own real-time signals: EINVAL, nothing to do */
+    if (sig != SIGKILL && sig != SIGSTOP && signal (sig, SIG_DFL) == SIG_ERR)
+      syscall (SYS_rt_sigaction, sig, zero, NULL, _NSIG / 8); /* glibc's own 32 and 33 */
 }
 
 int
