@@ -13,7 +13,7 @@ BUILD="build-essential autoconf automake libtool pkg-config libyajl-dev libsecco
        libsystemd-dev busybox-static python3 ca-certificates"
 TESTS="bats python3-jsonschema golang-github-opencontainers-specs-dev runc crun podman conmon
        catatonit slirp4netns uidmap iproute2 procps util-linux psmisc strace btrfs-progs time acl bsdutils
-       groff-base git systemd dbus containerd
+       groff-base git systemd dbus docker.io containerd tini python3-grpcio
        clang libclang-rt-dev"
 BENCH="runc crun time gnuplot-nox linux-perf strace"
 tests=no bench=no list=no
@@ -43,6 +43,15 @@ if [ "$(id -u)" != 0 ]; then
   exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
+# The engine tests start dockerd and containerd themselves, each with its own dirs: the
+# packages must not start them as system services (a policy-rc.d for the install only).
+policy=
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  policy=/usr/sbin/policy-rc.d
+  printf '#!/bin/sh\n# contrib/deps.sh: no service starts while it installs\nexit 101\n' >"$policy"
+  chmod 755 "$policy"
+  trap 'rm -f "$policy"' EXIT
+fi
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null

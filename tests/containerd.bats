@@ -18,8 +18,10 @@ setup_file() {
 		echo "OCI_RUNTIME=$OCI_RUNTIME is not an executable" >&2
 		return 1
 	}
-	command -v containerd >/dev/null && command -v ctr >/dev/null ||
-		skip "containerd is not installed (Debian: containerd)"
+	requires_suite_tools
+	requires_tool containerd containerd
+	requires_tool ctr containerd
+	requires_tool script bsdutils
 	eng_setup_file ocictr
 	ctrd_start
 	eng_build_image_tar "$ENG_DIR/busybox.tar" "$IMAGE"

@@ -20,8 +20,10 @@ setup_file() {
 		echo "OCI_RUNTIME=$OCI_RUNTIME is not an executable" >&2
 		return 1
 	}
-	command -v containerd >/dev/null || skip "containerd is not installed (Debian: containerd)"
-	"$PYTHON" -c 'import grpc' 2>/dev/null || skip "python3-grpcio is not installed"
+	requires_suite_tools
+	requires_tool containerd containerd
+	requires_tool ctr containerd
+	requires_python_module grpc python3-grpcio
 	eng_setup_file ocicri
 	mkdir -p "$ENG_DIR/logs"
 	# restrict_oom_score_adj: the sandbox asks for oom_score_adj -998, which needs

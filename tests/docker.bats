@@ -19,7 +19,10 @@ setup_file() {
 		echo "OCI_RUNTIME=$OCI_RUNTIME is not an executable" >&2
 		return 1
 	}
-	command -v dockerd >/dev/null && [ -x /usr/bin/docker ] || skip "docker.io is not installed (Debian: docker.io)"
+	requires_suite_tools
+	requires_tool dockerd docker.io
+	requires_tool /usr/bin/docker docker.io
+	requires_tool script bsdutils
 	eng_setup_file ocidk
 	dockerd_start
 	eng_mounts | sort >"$ENG_DIR/mounts.base" # dockerd's own (its data root)
@@ -277,7 +280,7 @@ ticks_above() { [ "$(ticks)" -gt "$1" ]; }
 }
 
 @test "docker: --init runs docker-init as pid 1" {
-	command -v docker-init >/dev/null || skip "docker-init is not installed (Debian: tini)"
+	requires_tool docker-init tini
 	run dkr --rm --init "$IMAGE" cat /proc/1/comm
 	[ "$status" -eq 0 ]
 	[ "$output" = docker-init ]
