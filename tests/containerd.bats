@@ -14,11 +14,7 @@ load helpers/engines
 IMAGE=docker.io/ocit/busybox:latest
 
 setup_file() {
-	[ -x "$OCI_RUNTIME" ] || {
-		echo "OCI_RUNTIME=$OCI_RUNTIME is not an executable" >&2
-		return 1
-	}
-	requires_suite_tools
+	eng_requires
 	requires_tool containerd containerd
 	requires_tool ctr containerd
 	requires_tool script bsdutils

@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The Kubernetes path: containerd's CRI plugin (containerd 1.6, the io.containerd.runc.v2
-# shim with BinaryName = $OCI_RUNTIME) driven through the CRI v1 gRPC API as the kubelet
-# drives it (helpers/cri.py, on python3-grpcio).  The daemon is the file's own (see
+# shim with BinaryName = $OCI_RUNTIME, from contrib/engines/containerd-config.toml) driven
+# through the CRI v1 gRPC API as the kubelet drives it (helpers/cri.py, on python3-grpcio).  The daemon is the file's own (see
 # helpers/engines.bash); pods use the host network (no CNI here) and the cgroupfs driver;
 # the sandbox ("pause") image and the container image are local busybox images.
 #
@@ -16,21 +16,24 @@ IMAGE=docker.io/ocit/busybox:latest
 PAUSE_IMAGE=docker.io/ocit/pause:latest
 
 setup_file() {
-	[ -x "$OCI_RUNTIME" ] || {
-		echo "OCI_RUNTIME=$OCI_RUNTIME is not an executable" >&2
-		return 1
-	}
-	requires_suite_tools
+	eng_requires
 	requires_tool containerd containerd
 	requires_tool ctr containerd
 	requires_python_module grpc python3-grpcio
 	eng_setup_file ocicri
 	mkdir -p "$ENG_DIR/logs"
-	# restrict_oom_score_adj: the sandbox asks for oom_score_adj -998, which needs
-	# CAP_SYS_RESOURCE (not in this machine's bounding set); kubelet sets the same
-	# option when it runs in a user namespace.  No hostname for host-network pods:
-	# kubelet leaves it empty for them (a hostname needs a UTS namespace).
+	# The configuration users paste (contrib/engines/containerd-config.toml: the runtime
+	# "ocisbx", the default) with the runtime under test and its state dir; then what a
+	# test daemon needs besides.  restrict_oom_score_adj: the sandbox asks for
+	# oom_score_adj -998, which needs CAP_SYS_RESOURCE (not in this machine's bounding
+	# set); kubelet sets the same option in a user namespace.  No hostname for
+	# host-network pods: kubelet leaves it empty for them (it needs a UTS namespace).
+	local paste="$BATS_TEST_DIRNAME/../contrib/engines/containerd-config.toml"
 	ctrd_start "$(
+		awk -v rt="$OCI_RUNTIME" -v root="$ENG_DIR/rtroot" '
+			/^version *=/ { next }
+			/^ *BinaryName *=/ { print "  BinaryName = \"" rt "\""; print "  Root = \"" root "\""; next }
+			{ print }' "$paste"
 		cat <<-EOF
 			[plugins."io.containerd.grpc.v1.cri"]
 			  sandbox_image = "$PAUSE_IMAGE"
@@ -42,16 +45,9 @@ setup_file() {
 			  [plugins."io.containerd.grpc.v1.cri".cni]
 			    bin_dir = "$ENG_DIR/cni/bin"
 			    conf_dir = "$ENG_DIR/cni/conf"
-			  [plugins."io.containerd.grpc.v1.cri".containerd]
-			    default_runtime_name = "ocit"
-			    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.ocit]
-			      runtime_type = "io.containerd.runc.v2"
-			      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.ocit.options]
-			        BinaryName = "$OCI_RUNTIME"
-			        Root = "$ENG_DIR/rtroot"
-			        SystemdCgroup = false
 		EOF
 	)"
+	grep -q "BinaryName = \"$OCI_RUNTIME\"" "$ENG_DIR/ctrd/config.toml"
 	# the pause image: a shell that waits until SIGTERM/SIGINT (the sandbox is stopped
 	# with SIGKILL anyway)
 	eng_build_image_tar "$ENG_DIR/pause.tar" "$PAUSE_IMAGE" --cmd '[]' \

@@ -15,11 +15,7 @@ load helpers/engines
 IMAGE=ocit/busybox:latest
 
 setup_file() {
-	[ -x "$OCI_RUNTIME" ] || {
-		echo "OCI_RUNTIME=$OCI_RUNTIME is not an executable" >&2
-		return 1
-	}
-	requires_suite_tools
+	eng_requires
 	requires_tool dockerd docker.io
 	requires_tool /usr/bin/docker docker.io
 	requires_tool script bsdutils

@@ -9,6 +9,16 @@
 
 ENG_TIMEOUT="${ENG_TIMEOUT:-60}"
 
+# eng_requires: the first checks of an engine file's setup_file: the runtime under test
+# and the suite's own tools (the engine's are the file's requires_tool lines).
+eng_requires() {
+	[ -x "$OCI_RUNTIME" ] || {
+		echo "OCI_RUNTIME=$OCI_RUNTIME is not an executable" >&2
+		return 1
+	}
+	requires_suite_tools
+}
+
 # eng_setup_file PREFIX: $ENG_DIR and $ENG_CGPARENT for this file.
 eng_setup_file() {
 	ENG_DIR=$(mktemp -d "/tmp/$1.XXXXXX")
@@ -44,14 +54,10 @@ eng_daemon_running() { [ -e "$ENG_DIR/daemon.pid" ]; }
 
 # eng_daemon_stop [SECONDS=30]: SIGTERM to the daemon and a wait for its end; SIGKILL after.
 eng_daemon_stop() {
-	local pid tries=$((${1:-30} * 10))
+	local pid
 	pid=$(cat "$ENG_DIR/daemon.pid" 2>/dev/null) || return 0
 	kill -TERM "$pid" 2>/dev/null || return 0
-	while kill -0 "$pid" 2>/dev/null && [ "$tries" -gt 0 ]; do
-		sleep 0.1
-		tries=$((tries - 1))
-	done
-	if kill -0 "$pid" 2>/dev/null; then
+	if ! wait_pid_gone "$pid" "${1:-30}" 2>/dev/null; then
 		echo "the daemon (pid $pid) did not stop on SIGTERM" >&2
 		kill -KILL "$pid" 2>/dev/null
 		return 1
