@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # Docker (Debian's docker.io 20.10, its containerd and the io.containerd.runc.v2 shim)
-# with $OCI_RUNTIME added as runtime "ocit" and made the default runtime.  The daemon is
-# the file's own (helpers/engines.bash): its own data root, exec root and socket, no
-# iptables, no bridge (containers use --network none), the cgroupfs driver.  The image
-# is a busybox rootfs brought in with `docker import`.
+# configured by contrib/engines/daemon.json: $OCI_RUNTIME as runtime "ocisbx", the
+# default.  The daemon is the file's own (helpers/engines.bash): its own data root, exec
+# root and socket, no iptables, no bridge (containers use --network none), the cgroupfs
+# driver.  The image is a busybox rootfs brought in with `docker import`.
 #
 #   OCI_RUNTIME=/usr/sbin/runc bats tests/docker.bats          # reference
 
@@ -92,21 +92,21 @@ assert_no_containers_left() {
 	local first commit
 	first=$("$OCI_RUNTIME" --version | head -1)
 	commit=$("$OCI_RUNTIME" --version | sed -n 's/^commit: //p')
-	[ "$(dk info -f '{{.DefaultRuntime}}')" = ocit ]
-	[ "$(dk info -f '{{(index .Runtimes "ocit").Path}}')" = "$OCI_RUNTIME" ]
+	[ "$(dk info -f '{{.DefaultRuntime}}')" = ocisbx ]
+	[ "$(dk info -f '{{(index .Runtimes "ocisbx").Path}}')" = "$OCI_RUNTIME" ]
 	[ -n "$commit" ]
 	[ "$(dk info -f '{{.RuncCommit.ID}}')" = "$commit" ]
 	# the server's component list: name and version from the first line ("NAME version V")
 	run dk version -f '{{range .Server.Components}}{{.Name}}={{.Version}} {{end}}'
 	[ "$status" -eq 0 ]
-	[[ " $output " == *" ocit=${first##* } "* ]]
+	[[ " $output " == *" ocisbx=${first##* } "* ]]
 }
 
-@test "docker: run --rm (default runtime and --runtime ocit): output, exit code 0, nothing left" {
+@test "docker: run --rm (default runtime and --runtime ocisbx): output, exit code 0, nothing left" {
 	run dkr --rm "$IMAGE" echo hello from the container
 	[ "$status" -eq 0 ]
 	[ "$output" = "hello from the container" ]
-	run dkr --rm --runtime ocit --name "$NAME" "$IMAGE" sh -c 'echo out; echo err >&2'
+	run dkr --rm --runtime ocisbx --name "$NAME" "$IMAGE" sh -c 'echo out; echo err >&2'
 	[ "$status" -eq 0 ]
 	[ "$(sort <<<"$output")" = $'err\nout' ] # two streams: either order
 	run dk ps -aq --filter "name=$NAME"

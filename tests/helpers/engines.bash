@@ -204,20 +204,25 @@ ctrd_log() { cat "$ENG_DIR/ctrd/containerd.log"; }
 
 # dockerd_start: dockerd (and the containerd it starts for itself) with data root, exec
 # root, socket and pid file under $ENG_DIR/dk, no iptables, no bridge, no IP forwarding,
-# the cgroupfs driver with $ENG_CGPARENT as cgroup parent, and $OCI_RUNTIME added as
-# runtime "ocit" and made the default.  Sets $DK_SOCK; `dk` is the matching client.
+# $ENG_CGPARENT as cgroup parent, and the configuration users paste
+# (contrib/engines/daemon.json: runtime "ocisbx" as the default, cgroupfs, ulimits) with
+# $OCI_RUNTIME as that runtime.  Sets $DK_SOCK; `dk` is the matching client.
 dockerd_start() {
 	local d="$ENG_DIR/dk"
 	mkdir -p "$d"/{data,exec,cli}
-	echo '{}' >"$d/daemon.json"
+	"$PYTHON" - "$BATS_TEST_DIRNAME/../contrib/engines/daemon.json" "$OCI_RUNTIME" "$d/daemon.json" <<-'EOF'
+		import json, sys
+		c = json.load(open(sys.argv[1]))
+		c["runtimes"]["ocisbx"]["path"] = sys.argv[2]
+		json.dump(c, open(sys.argv[3], "w"))
+	EOF
 	DK_SOCK="$d/docker.sock"
 	export DK_SOCK DOCKER_CONFIG="$d/cli"
 	eng_daemon_start "$d/dockerd.log" dockerd --config-file "$d/daemon.json" \
 		--data-root "$d/data" --exec-root "$d/exec" --pidfile "$d/docker.pid" \
 		--host "unix://$DK_SOCK" --iptables=false --ip6tables=false --ip-forward=false \
 		--ip-masq=false --bridge=none --userland-proxy=false \
-		--exec-opt native.cgroupdriver=cgroupfs --cgroup-parent "$ENG_CGPARENT" \
-		--add-runtime "ocit=$OCI_RUNTIME" --default-runtime ocit --log-level info
+		--cgroup-parent "$ENG_CGPARENT" --log-level info
 	eng_wait_for 60 "dockerd at $DK_SOCK" dk version || {
 		cat "$d/dockerd.log" >&2
 		return 1
