@@ -205,6 +205,7 @@ ticks_above() { [ "$(ticks)" -gt "$1" ]; }
 
 @test "docker: pause and unpause" {
 	run_d "$NAME" "$IMAGE" sh -c 'while :; do echo >>/tmp/n; sleep 0.1; done'
+	eng_wait_for 30 "the container's loop to start" ticks_above 0
 	dk pause "$NAME" >/dev/null
 	[ "$(dk_field "$NAME" '{{.State.Status}} {{.State.Paused}}')" = "paused true" ]
 	run dk exec "$NAME" true
