@@ -24,7 +24,7 @@ cleanup_freep (void *p)
 }
 
 void
-cleanup_closep (int *fd)
+close_fd (int *fd)
 {
   if (*fd >= 0)
     {
@@ -32,6 +32,13 @@ cleanup_closep (int *fd)
       close (*fd);
       errno = saved;
     }
+  *fd = -1;
+}
+
+void
+cleanup_closep (int *fd)
+{
+  close_fd (fd);
 }
 
 void

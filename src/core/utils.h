@@ -23,6 +23,9 @@ void cleanup_strvp (char ***v); /* NULL-terminated vector of strings */
 #define cleanup_dir __attribute__ ((cleanup (cleanup_closedirp)))
 #define cleanup_strv __attribute__ ((cleanup (cleanup_strvp)))
 
+/* Close *FD unless it is -1, keeping errno, and set it to -1. */
+void close_fd (int *fd);
+
 /* Hand an fd out of a cleanup_close variable. */
 static inline int
 steal_fd (int *fd)

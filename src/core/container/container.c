@@ -10,14 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/cgroups/record.h"
-#include "core/process/dmz.h"
 #include "core/container/exec.h"
 #include "core/process/foreground.h"
 #include "core/container/hooks.h"
@@ -27,7 +25,6 @@
 #include "core/container/notify.h"
 #include "core/rootfs/pathres.h"
 #include "core/container/sync.h"
-#include "core/process/terminal.h"
 #include "core/utils.h"
 
 /* ---- preparing: nothing on the system is touched here ---- */
@@ -119,26 +116,6 @@ validate_namespaces (create_ctx *c, ocisbx_err **err)
   return 0;
 }
 
-static int
-validate_terminal (create_ctx *c, bool foreground, ocisbx_err **err)
-{
-  const container_opts *o = c->o;
-
-  if (c->proc.terminal)
-    {
-      if (o->console_socket == NULL && !foreground)
-        return err_set (err, 0, "process.terminal is true but there is no --console-socket to send the "
-                                "terminal to (the container would have no terminal)");
-      c->relay = o->console_socket == NULL;
-      /* the process starts at once (`run`): its pty has our size from the first */
-      if (c->relay)
-        c->proc.has_tty_size |= terminal_caller_size (&c->proc.tty_size);
-    }
-  else if (o->console_socket)
-    return err_set (err, 0, "--console-socket given but process.terminal is false");
-  return 0;
-}
-
 /* LISTEN_FDS from systemd socket activation go on to the container, as in runc. */
 static int
 listen_fds (char ***env, ocisbx_err **err)
@@ -193,7 +170,8 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
     return -1;
   if (c->cfg->linux_ && process_prepare_personality (c->cfg->linux_->personality, &c->proc, err) < 0)
     return -1;
-  if (validate_namespaces (c, err) < 0 || validate_terminal (c, foreground, err) < 0)
+  if (validate_namespaces (c, err) < 0
+      || spawn_check_terminal (&c->sp, SPAWN_CREATE, &c->proc, o->console_socket, !foreground, err) < 0)
     return -1;
   if (rootfs_validate_config (c->cfg, err) < 0)
     return -1;
@@ -210,6 +188,13 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
       c->child_hooks = h->create_container_len || h->start_container_len;
     }
   c->pdeathsig = foreground && !o->detach;
+  /* the init's order (container_init.c) */
+  if (c->userns || (c->ns.new_flags & CLONE_NEWCGROUP))
+    c->go_at = INIT_GO_AFTER_JOIN;
+  else if (c->parent_hooks || c->child_hooks)
+    c->go_at = INIT_GO_BEFORE_HOOKS;
+  else
+    c->go_at = INIT_GO_BEFORE_PROCESS;
   return 0;
 }
 
@@ -219,7 +204,7 @@ char *
 create_state_json (const create_ctx *c, const char *status)
 {
   oci_state s = { 0 };
-  int32_t pid = c->pid;
+  int32_t pid = c->sp.pid;
   char *json = NULL, *msg = NULL;
 
   s.oci_version = c->cfg->oci_version;
@@ -237,12 +222,6 @@ create_state_json (const create_ctx *c, const char *status)
 }
 
 /* ---- the pipeline ---- */
-
-static const char *
-root_path (const container_opts *o)
-{
-  return o->root ? o->root : STATE_ROOT_DEFAULT;
-}
 
 /* NOTIFY_SOCKET: the dir the container sees as /run/notify; `run` listens from now on. */
 static int
@@ -313,47 +292,31 @@ setup_cgroups (create_ctx *c, ocisbx_err **err)
   return 0;
 }
 
+/* The seccomp filter, and how the process will be executed without exposing our binary
+   (spawn.h): MAY RE-EXECUTE the command (a re-executed `run` starts with its caller's
+   mask, not the one we blocked). */
 static int
-prepare_seccomp (create_ctx *c, ocisbx_err **err)
+protect_exec (create_ctx *c, ocisbx_err **err)
 {
-  cleanup_free char *cache = NULL;
+  const oci_linux *lx = c->cfg->linux_;
 
-  /* the filter is the process's: none without one */
-  if (c->cfg->linux_ == NULL || c->cfg->linux_->seccomp == NULL || c->cfg->process == NULL)
-    return 0;
-  cache = xasprintf ("%s/seccomp-cache", root_path (c->o));
-  return seccomp_prepare (c->cfg->linux_->seccomp, cache, &c->seccomp, err);
-}
-
-/* How the process will be executed without exposing our binary (dmz.h): decided, and
-   maybe re-executed, before anything exists that the new image would not know about. */
-static int
-choose_exec_protection (create_ctx *c, ocisbx_err **err)
-{
   if (c->cfg->process == NULL)
-    return 0; /* nothing will be executed */
-  /* a re-executed `run` must start with its caller's mask, not the one we blocked */
-  c->proc.seccomp = c->seccomp;
-  return dmz_prepare (&c->proc, c->seccomp, c->caller_mask, err);
+    return 0; /* nothing will be executed: no filter either, it is the process's */
+  if (spawn_protect_exec (lx ? lx->seccomp : NULL, c->o->root, &c->seccomp, &c->proc, c->caller_mask, err) < 0)
+    return -1;
+  /* a listener's fd goes through us, and we are there only until SYNC_READY */
+  c->proc.filter_early = seccomp_prog_has_listener (c->seccomp);
+  return 0;
 }
 
 static int
 clone_init (create_ctx *c, ocisbx_err **err)
 {
   ns_saved saved;
-  int fds[2];
   int r;
 
-  if (c->o->console_socket)
-    {
-      c->console_sock = terminal_connect_socket (c->o->console_socket, err);
-      if (c->console_sock < 0)
-        return -1;
-    }
-  if (sync_pair (fds, err) < 0)
+  if (spawn_open (&c->sp, c->o->console_socket, err) < 0)
     return -1;
-  c->sync_parent = fds[0];
-  c->sync_child = fds[1];
   /* In a user namespace the init cannot idmap host file systems nor reach host paths of
      host root's: it asks us (recv_from_init). */
   c->mount_help = c->userns && geteuid () == 0;
@@ -378,47 +341,29 @@ clone_init (create_ctx *c, ocisbx_err **err)
      with pidfd_getfd, which needs the same access. */
   if (geteuid () == 0)
     {
-      if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-        return err_set (err, errno, "prctl PR_SET_DUMPABLE");
+      if (spawn_nondumpable (err) < 0)
+        return -1;
     }
   else
     c->child_nondumpable = c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp);
 
-  /* the caller's terminal: its size for the pty before the process starts, raw mode */
-  if (c->relay)
-    terminal_relay_prepare (&c->tty);
   cgroup_join_prepare (c->cgroup, CGROUP_FS_ROOT, &c->cgj);
   r = ns_enter_for_clone (&c->ns, &saved, err);
   if (r == 0)
     {
-      c->pid = ns_clone (ns_clone_flags (&c->ns), c->cgj.usable ? c->cgj.v2_dir : -1, &c->pidfd, err);
-      if (c->pid < 0 && c->cgj.usable && c->cgj.v2_dir >= 0)
-        {
-          /* no CLONE_INTO_CGROUP here: the parent joins the cgroups the slow way */
-          err_freep (err);
-          cgroup_join_close (&c->cgj);
-          c->cgj.usable = false;
-          c->pid = ns_clone (ns_clone_flags (&c->ns), -1, &c->pidfd, err);
-        }
-      if (c->pid == 0)
+      pid_t pid = spawn_clone (&c->sp, ns_clone_flags (&c->ns), &c->cgj, err);
+      if (pid == 0)
         container_init (c);
-      if (c->pid < 0)
-        {
-          c->pid = 0;
-          r = -1;
-        }
+      if (pid < 0)
+        r = -1;
     }
   cgroup_join_close (&c->cgj); /* the child has its copies */
-  if (c->proc.via_dmz && c->proc.dmz_fd >= 0)
-    {
-      close (c->proc.dmz_fd);
-      c->proc.dmz_fd = -1;
-    }
+  if (c->proc.via_dmz)
+    close_fd (&c->proc.dmz_fd); /* the child's now */
   /* back to our own namespaces, whatever happened */
   if (ns_leave (&saved, r == 0 ? err : NULL) < 0)
     r = -1;
-  close (c->sync_child);
-  c->sync_child = -1;
+  close_fd (&c->sp.sync_child);
   return r;
 }
 
@@ -432,16 +377,16 @@ adopt_grandchild (create_ctx *c, ocisbx_err **err)
 
   if (!(c->ns.join_user && (c->ns.new_flags & CLONE_NEWPID)))
     return 0;
-  if (sync_recv (c->sync_parent, SYNC_PID, &m, err) < 0)
+  if (sync_recv (c->sp.sync_parent, SYNC_PID, &m, err) < 0)
     return -1;
   sync_msg_clear (&m);
-  while (waitpid (c->pid, NULL, 0) < 0 && errno == EINTR)
+  while (waitpid (c->sp.pid, NULL, 0) < 0 && errno == EINTR)
     ;
-  c->pid = m.value;
-  fd = syscall (SYS_pidfd_open, c->pid, 0);
-  if (c->pidfd >= 0)
-    close (c->pidfd);
-  c->pidfd = fd;
+  c->sp.pid = m.value;
+  fd = syscall (SYS_pidfd_open, c->sp.pid, 0);
+  if (c->sp.pidfd >= 0)
+    close (c->sp.pidfd);
+  c->sp.pidfd = fd;
   return 0;
 }
 
@@ -455,26 +400,26 @@ init_environment (create_ctx *c, ocisbx_err **err)
   if (adopt_grandchild (c, err) < 0)
     return -1;
 
-  if (proc_stat_start_time (c->pid, &c->start_time, NULL) < 0)
+  if (proc_stat_start_time (c->sp.pid, &c->start_time, NULL) < 0)
     return err_set (err, ESRCH, "the container init exited at once");
   /* Before anything can block: from now on a delete finds the init even if this
      create dies before its last state write, or state.json is lost. */
-  if (state_init_record_write (c->lockfd, c->pid, c->start_time, err) < 0)
+  if (state_init_record_write (c->lockfd, c->sp.pid, c->start_time, err) < 0)
     return -1;
   if (c->ns.new_flags & CLONE_NEWUSER)
     {
-      if (idmap_write (c->pid, lx, &c->idmap, err) < 0)
+      if (idmap_write (c->sp.pid, lx, &c->idmap, err) < 0)
         return -1;
     }
   if (c->proc.has_oom_score_adj)
     {
       char path[64], val[16];
-      snprintf (path, sizeof path, "/proc/%d/oom_score_adj", (int) c->pid);
+      snprintf (path, sizeof path, "/proc/%d/oom_score_adj", (int) c->sp.pid);
       snprintf (val, sizeof val, "%d", c->proc.oom_score_adj);
       if (write_proc_file (path, val, strlen (val), err) < 0)
         return err_wrap (err, "process.oomScoreAdj");
     }
-  if (!c->cgj.usable && cgroup_enter (c->cgroup, c->pid, err) < 0)
+  if (!c->cgj.usable && cgroup_enter (c->cgroup, c->sp.pid, err) < 0)
     return err_wrap (err, "cgroups");
   if (c->child_hooks)
     {
@@ -487,7 +432,7 @@ init_environment (create_ctx *c, ocisbx_err **err)
       memcpy (payload + la + 1, b, lb);
       len = la + lb + 2;
     }
-  return sync_send (c->sync_parent, SYNC_GO, 0, payload, len, -1, err);
+  return sync_send (c->sp.sync_parent, SYNC_GO, 0, payload, len, -1, err);
 }
 
 /* A bind source for the init in a user namespace (mounts_runtime_source), from inside
@@ -500,7 +445,7 @@ serve_mount_source (create_ctx *c, const sync_msg *req, ocisbx_err **err)
 
   if (!c->mount_help)
     return err_set (err, EPROTO, "sync: unexpected mount-source message");
-  if (ns_enter_mount_of (c->pidfd, c->pid, &saved, err) < 0)
+  if (ns_enter_mount_of (c->sp.pidfd, c->sp.pid, &saved, err) < 0)
     return -1;
   if ((size_t) req->value == ROOTFS_SOURCE)
     {
@@ -512,7 +457,7 @@ serve_mount_source (create_ctx *c, const sync_msg *req, ocisbx_err **err)
     fd = mounts_runtime_source (c->cfg, c->bundle, c->rootfs, (size_t) req->value, req->fd, err);
   if (ns_leave (&saved, fd < 0 ? NULL : err) < 0 || fd < 0)
     return err_wrap (err, "rootfs");
-  return sync_send (c->sync_parent, SYNC_MOUNT_SOURCE, req->value, NULL, 0, fd, err);
+  return sync_send (c->sp.sync_parent, SYNC_MOUNT_SOURCE, req->value, NULL, 0, fd, err);
 }
 
 /* The init's next step WANT; on the way, the bind sources it asks for while it mounts. */
@@ -523,7 +468,7 @@ recv_from_init (create_ctx *c, sync_type want, sync_msg *m, ocisbx_err **err)
     {
       int r;
 
-      if (sync_recv_either (c->sync_parent, want, SYNC_MOUNT_SOURCE, m, err) < 0)
+      if (sync_recv_either (c->sp.sync_parent, want, SYNC_MOUNT_SOURCE, m, err) < 0)
         return -1;
       if (m->type == (uint32_t) want)
         return 0;
@@ -531,7 +476,7 @@ recv_from_init (create_ctx *c, sync_type want, sync_msg *m, ocisbx_err **err)
       sync_msg_clear (m);
       if (r < 0)
         {
-          sync_send_error (c->sync_parent, *err);
+          sync_send_error (c->sp.sync_parent, *err);
           return -1;
         }
     }
@@ -556,14 +501,13 @@ parent_hooks (create_ctx *c, ocisbx_err **err)
   if (hooks_run (h->prestart, h->prestart_len, created, "prestart", NULL, err) < 0
       || hooks_run (h->create_runtime, h->create_runtime_len, creating, "createRuntime", NULL, err) < 0)
     return -1;
-  return sync_send (c->sync_parent, SYNC_HOOKS_DONE, 0, NULL, 0, -1, err);
+  return sync_send (c->sp.sync_parent, SYNC_HOOKS_DONE, 0, NULL, 0, -1, err);
 }
 
 static int
 seccomp_listener (create_ctx *c, ocisbx_err **err)
 {
   cleanup_free char *state = NULL;
-  cleanup_close int nfd = -1;
   sync_msg m;
 
   if (c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp))
@@ -571,13 +515,8 @@ seccomp_listener (create_ctx *c, ocisbx_err **err)
   if (recv_from_init (c, SYNC_SECCOMP, &m, err) < 0)
     return -1;
   sync_msg_clear (&m);
-  nfd = seccomp_fetch_listener_fd (c->pid, m.value, err);
-  if (nfd < 0)
-    return -1;
   state = create_state_json (c, "creating");
-  if (seccomp_send_listener_pid (c->cfg->linux_->seccomp, nfd, c->pid, state, err) < 0)
-    return -1;
-  return sync_send (c->sync_parent, SYNC_SECCOMP_ACK, 0, NULL, 0, -1, err);
+  return spawn_hand_off_listener (&c->sp, c->cfg->linux_->seccomp, m.value, state, err);
 }
 
 static int
@@ -587,7 +526,7 @@ wait_ready (create_ctx *c, ocisbx_err **err)
 
   if (recv_from_init (c, SYNC_READY, &m, err) < 0)
     return -1;
-  c->master = m.fd;
+  c->sp.master = m.fd;
   m.fd = -1;
   sync_msg_clear (&m);
   return 0;
@@ -596,7 +535,7 @@ wait_ready (create_ctx *c, ocisbx_err **err)
 static int
 write_pid_file (create_ctx *c, ocisbx_err **err)
 {
-  return foreground_write_pid_file (c->o->pid_file, c->pid, err);
+  return foreground_write_pid_file (c->o->pid_file, c->sp.pid, err);
 }
 
 void
@@ -608,7 +547,7 @@ create_ctx_state (const create_ctx *c, container_state *st, char **cg)
   *st = (container_state){
     .oci_version = c->cfg->oci_version,
     .id = (char *) c->o->id,
-    .pid = c->pid,
+    .pid = c->sp.pid,
     .start_time = c->start_time,
     .bundle = c->bundle,
     .config = c->config_path,
@@ -647,9 +586,9 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
   c->created = state_timestamp_now ();
   if (open_state_root (c, err) < 0)
     return -1;
-  /* The filter first: the choice of exec protection depends on it, and may re-execute
-     us, which must happen before the state dir and the cgroups exist. */
-  if (prepare_seccomp (c, err) < 0 || choose_exec_protection (c, err) < 0)
+  /* First (but for --root, where the filter's cache lives): it may re-execute us, which
+     must happen before the state dir and the cgroups exist. */
+  if (protect_exec (c, err) < 0)
     return -1;
   if (claim_id (c, err) < 0 || setup_notify (c, err) < 0)
     return -1;
@@ -661,7 +600,7 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
     return -1;
   if (clone_init (c, err) < 0)
     return -1;
-  log_debug ("container `%s`: init pid %d", c->o->id, (int) c->pid);
+  log_debug ("container `%s`: init pid %d", c->o->id, (int) c->sp.pid);
   if (init_environment (c, err) < 0 || parent_hooks (c, err) < 0 || seccomp_listener (c, err) < 0
       || wait_ready (c, err) < 0)
     return -1;
@@ -672,26 +611,12 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
 
 /* ---- clean-up ---- */
 
-static void
-close_fd (int *fd)
-{
-  if (*fd >= 0)
-    close (*fd);
-  *fd = -1;
-}
-
 void
 create_ctx_cleanup (create_ctx *c, bool failed)
 {
   if (failed)
     {
-      if (c->pid > 0)
-        {
-          if (c->pidfd < 0 || syscall (SYS_pidfd_send_signal, c->pidfd, SIGKILL, NULL, 0) < 0)
-            kill (c->pid, SIGKILL);
-          while (waitpid (c->pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        }
+      spawn_kill (&c->sp);
       if (c->cgroup)
         {
           cleanup_err ocisbx_err *e = NULL;
@@ -701,15 +626,10 @@ create_ctx_cleanup (create_ctx *c, bool failed)
       if (c->dir_created)
         state_dir_remove (c->rootfd, c->o->id, NULL);
     }
-  close_fd (&c->sync_parent);
-  close_fd (&c->sync_child);
-  close_fd (&c->console_sock);
+  spawn_free (&c->sp, false);
   close_fd (&c->fifofd);
   close_fd (&c->lockfd);
   close_fd (&c->rootfd);
-  close_fd (&c->pidfd);
-  terminal_relay_restore (&c->tty);
-  close_fd (&c->master);
   close_fd (&c->notify_fd);
   cgroup_join_close (&c->cgj);
   ns_plan_close (&c->ns);
@@ -732,9 +652,9 @@ void
 create_ctx_init (create_ctx *c)
 {
   memset (c, 0, sizeof *c);
-  c->rootfd = c->lockfd = c->fifofd = c->console_sock = -1;
+  c->rootfd = c->lockfd = c->fifofd = c->notify_fd = -1;
+  spawn_init (&c->sp);
   cgroup_join_init (&c->cgj);
-  c->sync_parent = c->sync_child = c->pidfd = c->master = c->notify_fd = -1;
 }
 
 int

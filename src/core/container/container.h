@@ -1,16 +1,22 @@
 /* The container lifecycle: create, start, run, kill, delete, state, list.
  *
  * create, top to bottom (container.c), every step named:
- *   parent  parse + validate config.json        nothing touched yet
- *           claim the id (state dir), exec fifo, cgroups, seccomp filter
- *           clone the init (namespaces.c)        ONE clone, no re-exec
+ *   parent  parse + validate config.json        nothing touched yet; the init's order
+ *                                                decided (where it waits for SYNC_GO)
+ *           --root; seccomp filter + exec        may RE-EXECUTE the command from a sealed
+ *           protection (spawn_protect_exec)      copy (dmz.h): before anything exists
+ *           claim the id (state dir), exec fifo, cgroups
+ *           clone the init (spawn.h)             one clone (two with a joined user
+ *                                                namespace and a new pid namespace)
  *           uid/gid maps, oomScoreAdj, cgroup    -> SYNC_GO
  *           prestart + createRuntime hooks       (when the init asks)
  *           <- SYNC_READY: pid file, state file  status "created"
  *   child   (container_init.c) namespaces, rootfs_setup, createContainer hooks,
- *           pivot_root, pty, rootfs_finalize, process set-up (process.c), executable
+ *           pivot_root, pty, rootfs_finalize, process set-up (process.h), executable
  *           resolved -> SYNC_READY; blocks opening the exec fifo until `start`;
  *           startContainer hooks, seccomp, execve
+ * The messages between the two: sync.h.  exec (exec.h) spawns its process the same way
+ * (spawn.h) and its child runs the same process steps (process.h).
  * Any failure: one message, and nothing is left (init killed, cgroups and state dir removed).
  */
 #ifndef OCISBX_CONTAINER_H

@@ -18,7 +18,6 @@
 #include "core/log.h"
 #include "core/rootfs/pathres.h"
 #include "core/container/sync.h"
-#include "core/process/terminal.h"
 #include "core/utils.h"
 
 #define KEYCTL_JOIN_SESSION_KEYRING 1
@@ -27,7 +26,6 @@ typedef struct init_state
 {
   create_ctx *c;
   int sock;
-  bool go;             /* SYNC_GO received: maps written, cgroup joined */
   bool ready;          /* SYNC_READY sent: errors go to stderr from now on */
   int shared_ns;       /* the mount namespace the container shares, or -1 (rootfs.h) */
   const char *state_creating, *state_created; /* for the container's hooks */
@@ -87,26 +85,14 @@ static int
 setup_terminal (init_state *s, int rootfd, ocisbx_err **err)
 {
   create_ctx *c = s->c;
-  char name[64];
 
   if (!c->proc.terminal)
     return 0;
-  if (terminal_open_pty (&s->master, &s->slave, name, sizeof name, err) < 0
-      || terminal_prepare_slave (s->slave, c->relay, c->proc.uid, c->proc.gid, err) < 0)
+  /* the master goes to the parent with SYNC_READY when it relays */
+  if (spawn_child_pty (&c->sp, &c->proc, &s->master, &s->slave, err) < 0)
     return -1;
   if (devices_setup_console (rootfd, s->slave, err) < 0)
     return err_wrap (err, "/dev/console");
-  if (c->proc.has_tty_size && terminal_set_size (s->slave, &c->proc.tty_size, err) < 0)
-    return -1;
-  if (c->console_sock >= 0)
-    {
-      if (terminal_send_fd (c->console_sock, s->master, name, err) < 0)
-        return -1;
-      close (c->console_sock);
-      c->console_sock = -1;
-      close (s->master);
-      s->master = -1;
-    }
   return 0;
 }
 
@@ -148,19 +134,15 @@ fork_init (init_state *s, ocisbx_err **err)
   return 0;
 }
 
-/* SYNC_GO: the parent has written the id maps and put us in our cgroups.  Without a
-   user or cgroup namespace nothing before the hooks depends on it, so the mounts overlap
-   the parent's cgroup writes (which wait for an RCU grace period). */
+/* SYNC_GO: the parent has written the id maps and put us in our cgroups.  Waited for
+   once, where c->go_at says (container_internal.h). */
 static int
 wait_go (init_state *s, ocisbx_err **err)
 {
   sync_msg go;
 
-  if (s->go)
-    return 0;
   if (sync_recv (s->sock, SYNC_GO, &go, err) < 0)
     return -1;
-  s->go = true;
   if (go.payload)
     {
       s->state_creating = go.payload; /* kept until execve */
@@ -198,12 +180,13 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
   const oci_hooks *h = cfg->hooks;
   process_plan *p = &c->proc;
   cleanup_close int rootfd = -1;
+  int slave;
 
   if (ns_join (&c->ns, err) < 0)
     return -1;
   if (c->ns.join_user && (c->ns.new_flags & CLONE_NEWPID) && fork_init (s, err) < 0)
     return -1;
-  if ((c->userns || (c->ns.new_flags & CLONE_NEWCGROUP)) && wait_go (s, err) < 0)
+  if (c->go_at == INIT_GO_AFTER_JOIN && wait_go (s, err) < 0)
     return -1;
   if (c->userns && become_root_in_userns (err) < 0)
     return -1;
@@ -225,7 +208,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
     return -1;
   if (rootfs_setup (&c->rctx, &rootfd, err) < 0)
     return -1;
-  if ((c->parent_hooks || c->child_hooks) && wait_go (s, err) < 0)
+  if (c->go_at == INIT_GO_BEFORE_HOOKS && wait_go (s, err) < 0)
     return -1;
   if (c->parent_hooks)
     {
@@ -251,17 +234,14 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
   if (s->shared_ns >= 0 && rootfs_setup_ns_leave (s->shared_ns, err) < 0)
     return -1;
 
-  if (process_apply_early (p, err) < 0 || wait_go (s, err) < 0)
+  if (process_apply_early (p, err) < 0)
+    return -1;
+  if (c->go_at == INIT_GO_BEFORE_PROCESS && wait_go (s, err) < 0)
     return -1;
   p->pdeathsig = c->pdeathsig ? SIGKILL : 0;
-  if (process_setup (p, s->slave, 3 + c->preserve_fds, err) < 0)
-    return -1;
-  s->slave = -1;
-  if (process_resolve (p, exe, err) < 0)
-    return -1;
-  /* The exception to "the filter last" (process_final.c): a listener's fd goes
-     through the parent, which is there only until SYNC_READY. */
-  if (seccomp_prog_has_listener (c->seccomp) && process_load_filter (p, s->sock, err) < 0)
+  /* the filter too when p->filter_early (a listener: process_final.c) */
+  slave = steal_fd (&s->slave);
+  if (process_apply (p, slave, 3 + c->preserve_fds, s->sock, exe, err) < 0)
     return -1;
   return close_fds_for_exec (s, err);
 }
@@ -301,13 +281,13 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
 _Noreturn void
 container_init (create_ctx *c)
 {
-  init_state s = { .c = c, .sock = c->sync_child, .master = -1, .slave = -1, .shared_ns = -1 };
+  init_state s = { .c = c, .sock = c->sp.sync_child, .master = -1, .slave = -1, .shared_ns = -1 };
   ocisbx_err *err = NULL;
   char *exe = NULL;
 
   /* The lock belongs to the parent: our copy of its fd would hold it until execve. */
   close (c->lockfd);
-  close (c->sync_parent);
+  close (c->sp.sync_parent);
   close (c->rootfd);
   if (c->pdeathsig)
     prctl (PR_SET_PDEATHSIG, SIGKILL);
@@ -327,7 +307,7 @@ container_init (create_ctx *c)
       c->proc.memcg = c->cgj.memory;
     }
   if (init_setup (&s, &exe, &err) == 0
-      && sync_send (s.sock, SYNC_READY, 0, NULL, 0, c->relay ? s.master : -1, &err) == 0)
+      && sync_send (s.sock, SYNC_READY, 0, NULL, 0, c->sp.relay ? s.master : -1, &err) == 0)
     {
       s.ready = true;
       if (s.master >= 0)

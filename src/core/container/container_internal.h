@@ -9,6 +9,7 @@
 #include "core/cgroups/join.h"
 #include "core/cgroups/cgroups.h"
 #include "core/container/container.h"
+#include "core/container/spawn.h"
 #include "core/ns/namespaces.h"
 #include "core/process/process.h"
 #include "core/rootfs/rootfs.h"
@@ -17,6 +18,16 @@
 #include "core/process/terminal.h"
 
 #define CGROUP_FS_ROOT "/sys/fs/cgroup"
+
+/* Where the init waits for SYNC_GO (the id maps written, the cgroups joined), decided
+   by create_prepare: as late as it can, so that its mounts overlap the parent's cgroup
+   writes (which wait for an RCU grace period). */
+typedef enum init_go
+{
+  INIT_GO_AFTER_JOIN,    /* a user or cgroup namespace: before anything in it */
+  INIT_GO_BEFORE_HOOKS,  /* hooks: their state document comes with it */
+  INIT_GO_BEFORE_PROCESS /* else: before the process's credentials */
+} init_go;
 
 /* Everything about one create, prepared by the parent; the child reads it from its
    copy of the parent's memory after the clone. */
@@ -39,8 +50,7 @@ typedef struct create_ctx
   cgroup_manager *cgroup;
   cgroup_join cgj; /* the child joins its cgroups itself (cgroups/join.h) */
   seccomp_prog *seccomp;
-  int console_sock; /* connected --console-socket, or -1 */
-  int sync_parent, sync_child;
+  spawn_ctx sp; /* the init: sync channel, console socket, pid, pidfd, relayed pty (spawn.h) */
 
   /* plans */
   ns_plan ns;
@@ -50,12 +60,12 @@ typedef struct create_ctx
   bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
   bool userns;        /* new or joined user namespace */
   bool own_mntns;     /* a new mount namespace (else the runtime's own, or one joined) */
-  bool relay;         /* terminal without a console socket: the parent relays the pty */
   bool pdeathsig;     /* `run` in the foreground: the init dies with us */
   int preserve_fds;   /* --preserve-fds + LISTEN_FDS */
   bool child_hooks;   /* createContainer or startContainer hooks exist */
   bool parent_hooks;  /* prestart or createRuntime hooks exist */
   bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
+  init_go go_at;      /* where the init waits for SYNC_GO */
   const sigset_t *caller_mask; /* `run` in the foreground: the mask before ours (NULL: unchanged) */
   bool notify;        /* NOTIFY_SOCKET: the container gets /run/notify (notify.h) */
   int notify_fd;      /* `run`: the notify socket we listen on, or -1 */
@@ -63,12 +73,8 @@ typedef struct create_ctx
                          ready (nobody else starts it); it holds its end of the sync
                          channel until then */
 
-  /* the init */
-  pid_t pid;
-  int pidfd;
+  /* the init (its pid and fds: sp) */
   uint64_t start_time;
-  int master; /* pty master received with SYNC_READY (relay), or -1 */
-  terminal_relay tty; /* relay: our terminal (its size for the pty, raw mode) */
   char *created;
 } create_ctx;
 

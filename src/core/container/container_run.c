@@ -22,7 +22,7 @@
 #include "core/process/terminal.h"
 #include "core/utils.h"
 
-/* PID: the init's, which we reaped (c->pid is 0 by then). */
+/* PID: the init's, which we reaped (c->sp.pid is 0 by then). */
 static int
 delete_after_run (create_ctx *c, pid_t pid, ocisbx_err **err)
 {
@@ -61,7 +61,7 @@ run_poststart (create_ctx *c)
   if (h == NULL || h->poststart_len == 0)
     return;
   do
-    n = recv (c->sync_parent, &b, 1, 0);
+    n = recv (c->sp.sync_parent, &b, 1, 0);
   while (n > 0 || (n < 0 && errno == EINTR));
   doc = create_state_json (c, "running");
   hooks_run_all (h->poststart, h->poststart_len, doc, "poststart");
@@ -73,7 +73,7 @@ start_and_wait (create_ctx *c, const sigset_t *set, int *exit_code, ocisbx_err *
 {
   int r = 0;
 
-  if (c->master >= 0 && terminal_relay_start (&c->tty, c->master, err) < 0)
+  if (spawn_relay_start (&c->sp, err) < 0)
     return -1;
   run_poststart (c);
   if (c->o->detach)
@@ -81,16 +81,11 @@ start_and_wait (create_ctx *c, const sigset_t *set, int *exit_code, ocisbx_err *
       *exit_code = 0;
       /* NOTIFY_SOCKET: run -d returns once the container said READY=1 (or ended) */
       if (c->notify_fd >= 0)
-        r = notify_wait_ready (c->notify_fd, notify_host_socket (), c->pid, c->pidfd, err);
+        r = notify_wait_ready (c->notify_fd, notify_host_socket (), c->sp.pid, c->sp.pidfd, err);
     }
   else
-    {
-      r = foreground_wait (c->pid, c->pidfd, c->master >= 0 ? &c->tty : NULL, c->notify_fd, set, err);
-      if (r >= 0)
-        c->pid = 0; /* reaped: nothing to kill any more */
-    }
-  if (c->master >= 0)
-    terminal_relay_finish (&c->tty);
+    r = spawn_wait (&c->sp, c->notify_fd, set, err);
+  spawn_relay_finish (&c->sp);
   if (r < 0 || c->o->detach)
     return r < 0 ? -1 : 0;
   *exit_code = foreground_exit_code (r, 255);
@@ -136,7 +131,7 @@ watcher_start (create_ctx *c, pid_t pid, int *done)
   if (n == 0)
     {
       cleanup_err ocisbx_err *e = NULL;
-      terminal_relay_restore (&c->tty);
+      terminal_relay_restore (&c->sp.tty);
       if (delete_after_run (c, pid, &e) < 0)
         log_warning ("run: the container of a killed run: %s", e->msg);
     }
@@ -195,7 +190,7 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
       /* Other commands may lock the container from now on (a delete --force ...). */
       close (c.lockfd);
       c.lockfd = -1;
-      pid = c.pid;
+      pid = c.sp.pid;
       if (foreground && !o->keep)
         watcher = watcher_start (&c, pid, &done);
       r = start_and_wait (&c, &set, exit_code, err);

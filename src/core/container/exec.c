@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -24,42 +23,28 @@
 #include "core/process/lsm.h"
 #include "core/ns/namespaces.h"
 #include "core/container/sync.h"
-#include "core/process/terminal.h"
 #include "core/utils.h"
-
-static void
-close_fd (int *fd)
-{
-  if (*fd >= 0)
-    close (*fd);
-  *fd = -1;
-}
 
 static void
 ctx_init (exec_ctx *c, const exec_opts *o)
 {
   memset (c, 0, sizeof *c);
   c->o = o;
-  c->rootfd = c->lockfd = c->procfd = c->pidfd = c->init_root = -1;
-  c->console_sock = c->sync_parent = c->sync_child = -1;
-  c->child_pidfd = c->master = c->self_pidfd = -1;
+  c->rootfd = c->lockfd = c->procfd = c->pidfd = c->init_root = c->self_pidfd = -1;
+  spawn_init (&c->sp);
   cgroup_join_init (&c->cgj);
 }
 
 static void
-ctx_free (exec_ctx *c)
+ctx_free (exec_ctx *c, bool failed)
 {
+  /* failed after the clone, before the process ran: no half-set-up process stays */
+  spawn_free (&c->sp, failed);
   close_fd (&c->rootfd);
   close_fd (&c->lockfd);
   close_fd (&c->procfd);
   close_fd (&c->pidfd);
   close_fd (&c->init_root);
-  close_fd (&c->console_sock);
-  close_fd (&c->sync_parent);
-  close_fd (&c->sync_child);
-  close_fd (&c->child_pidfd);
-  terminal_relay_restore (&c->tty);
-  close_fd (&c->master);
   close_fd (&c->self_pidfd);
   cgroup_join_close (&c->cgj);
   if (c->cgroup)
@@ -162,16 +147,6 @@ open_init (exec_ctx *c, ocisbx_err **err)
 
 /* ---- what the child needs ---- */
 
-/* Through the sealed stub, or else from a sealed copy of the whole runtime, re-executed
-   now (dmz.h): we hold the container's lock, which the exec releases (O_CLOEXEC), and
-   nothing else exists yet.  The new image starts with the caller's signal mask. */
-static int
-choose_exec_protection (exec_ctx *c, ocisbx_err **err)
-{
-  c->plan.seccomp = c->seccomp;
-  return dmz_prepare (&c->plan, c->seccomp, &c->sigmask, err);
-}
-
 /* --kill-tree, or the container's annotation: the process's own pid namespace, whose
    PID 1 is the stub as reaper.  A foreground exec hands the reaper its pidfd (above
    the fds the process keeps) to tie the tree to our life. */
@@ -225,31 +200,28 @@ prepare (exec_ctx *c, ocisbx_err **err)
     return -1;
   if (lsm_validate (c->plan.apparmor_profile, c->plan.selinux_label, err) < 0)
     return -1;
-  if (c->plan.terminal)
-    {
-      if (o->console_socket == NULL && o->detach)
-        return err_set (err, 0, "exec: a terminal for a detached process needs --console-socket");
-      c->relay = o->console_socket == NULL;
-    }
-  else if (o->console_socket)
-    return err_set (err, 0, "--console-socket given without a terminal (--tty)");
-  if (lx && lx->seccomp)
-    {
-      cleanup_free char *cache = xasprintf ("%s/seccomp-cache", o->root ? o->root : STATE_ROOT_DEFAULT);
-      if (seccomp_prepare (lx->seccomp, cache, &c->seccomp, err) < 0)
-        return err_wrap (err, "config.json: .linux.seccomp");
-    }
-  if (choose_exec_protection (c, err) < 0)
-    return -1;
-  if (prepare_tree (c, err) < 0)
-    return -1;
-  if (c->st->cgroup && c->st->cgroup[0])
-    {
-      if (cgroup_load (EXEC_CGROUP_FS_ROOT, c->st->cgroup, &c->cgroup, err) < 0)
-        return err_wrap (err, "the container's cgroups");
-      cgroup_join_prepare (c->cgroup, EXEC_CGROUP_FS_ROOT, &c->cgj);
-      c->parent_enters_cgroup = !c->cgj.usable;
-    }
+  return spawn_check_terminal (&c->sp, SPAWN_EXEC, &c->plan, o->console_socket, o->detach, err);
+}
+
+/* The seccomp filter, and how the process is executed (spawn.h): MAY RE-EXECUTE the
+   command.  We hold the container's lock, which the exec releases (O_CLOEXEC), and
+   nothing else exists yet.  The new image starts with the caller's signal mask. */
+static int
+protect_exec (exec_ctx *c, ocisbx_err **err)
+{
+  const oci_linux *lx = c->spec.cfg->linux_;
+
+  return spawn_protect_exec (lx ? lx->seccomp : NULL, c->o->root, &c->seccomp, &c->plan, &c->sigmask, err);
+}
+
+static int
+prepare_cgroups (exec_ctx *c, ocisbx_err **err)
+{
+  if (c->st->cgroup == NULL || c->st->cgroup[0] == '\0')
+    return 0;
+  if (cgroup_load (EXEC_CGROUP_FS_ROOT, c->st->cgroup, &c->cgroup, err) < 0)
+    return err_wrap (err, "the container's cgroups");
+  cgroup_join_prepare (c->cgroup, EXEC_CGROUP_FS_ROOT, &c->cgj);
   return 0;
 }
 
@@ -278,30 +250,17 @@ join_ns (exec_ctx *c, int flag)
 }
 
 static int
-spawn (exec_ctx *c, ocisbx_err **err)
+clone_process (exec_ctx *c, ocisbx_err **err)
 {
   cleanup_close int own_pidns = -1;
-  int fds[2];
+  pid_t pid;
 
-  if (c->o->console_socket)
-    {
-      c->console_sock = terminal_connect_socket (c->o->console_socket, err);
-      if (c->console_sock < 0)
-        return -1;
-    }
-  if (c->relay)
-    {
-      c->plan.has_tty_size |= terminal_caller_size (&c->plan.tty_size);
-      terminal_relay_prepare (&c->tty);
-    }
-  if (sync_pair (fds, err) < 0)
+  if (spawn_open (&c->sp, c->o->console_socket, err) < 0)
     return -1;
-  c->sync_parent = fds[0];
-  c->sync_child = fds[1];
   /* Our memory and fds reach into the host: no process of the container may look
      into the child (ptrace, /proc/PID/fd) until execve makes it dumpable again. */
-  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-    return err_set (err, errno, "prctl PR_SET_DUMPABLE");
+  if (spawn_nondumpable (err) < 0)
+    return -1;
   /* Our next child is born in the container's pid namespace (pid_for_children);
      we go back to ours right after the clone. */
   if (c->join_pid)
@@ -324,17 +283,8 @@ spawn (exec_ctx *c, ocisbx_err **err)
             return err_set (err, errno, "join the container's pid namespace");
         }
     }
-  c->pid = ns_clone (0, c->cgj.usable ? c->cgj.v2_dir : -1, &c->child_pidfd, err);
-  if (c->pid < 0 && c->cgj.usable && c->cgj.v2_dir >= 0)
-    {
-      /* no CLONE_INTO_CGROUP here (or the cgroup refused): cgroup_enter () by us */
-      err_freep (err);
-      cgroup_join_close (&c->cgj);
-      c->cgj.usable = false;
-      c->parent_enters_cgroup = c->cgroup != NULL;
-      c->pid = ns_clone (0, -1, &c->child_pidfd, err);
-    }
-  if (c->pid == 0)
+  pid = spawn_clone (&c->sp, 0, &c->cgj, err);
+  if (pid == 0)
     {
       close_fd (&own_pidns);
       exec_child (c);
@@ -342,18 +292,17 @@ spawn (exec_ctx *c, ocisbx_err **err)
   /* Back to our pid namespace for children: we fork nothing else, but libraries (a
      sanitizer's helper thread) may.  Without CAP_SYS_ADMIN over it (in a user
      namespace of an engine, rootless) there is no way back: not needed either. */
-  if (own_pidns >= 0 && setns (own_pidns, CLONE_NEWPID) < 0 && errno != EPERM && c->pid > 0)
+  if (own_pidns >= 0 && setns (own_pidns, CLONE_NEWPID) < 0 && errno != EPERM && pid > 0)
     return err_set (err, errno, "return to the runtime's pid namespace");
   /* the child's: nothing of the container's stays open here while we wait */
-  close_fd (&c->sync_child);
-  close_fd (&c->console_sock);
+  close_fd (&c->sp.sync_child);
+  close_fd (&c->sp.console_sock);
   close_fd (&c->init_root);
   close_fd (&c->procfd);
   close_fd (&c->pidfd);
   cgroup_join_close (&c->cgj);
-  if (c->pid < 0)
+  if (pid < 0)
     {
-      c->pid = 0;
       if ((*err)->errnum == ENOMEM && !state_init_alive (c->st))
         {
           err_freep (err);
@@ -361,28 +310,14 @@ spawn (exec_ctx *c, ocisbx_err **err)
         }
       return err_wrap (err, "exec");
     }
-  if (c->parent_enters_cgroup)
+  if (exec_parent_enters_cgroup (c))
     {
-      if (cgroup_enter (c->cgroup, c->pid, err) < 0)
+      if (cgroup_enter (c->cgroup, c->sp.pid, err) < 0)
         return err_wrap (err, "cgroups");
-      if (sync_send (c->sync_parent, SYNC_GO, 0, NULL, 0, -1, err) < 0)
+      if (sync_send (c->sp.sync_parent, SYNC_GO, 0, NULL, 0, -1, err) < 0)
         return -1;
     }
   return 0;
-}
-
-static int
-seccomp_listener (exec_ctx *c, int child_fd, ocisbx_err **err)
-{
-  cleanup_free char *state = NULL;
-  cleanup_close int nfd = seccomp_fetch_listener_fd (c->pid, child_fd, err);
-
-  if (nfd < 0)
-    return -1;
-  state = container_state_doc (c->st, STATUS_RUNNING, false);
-  if (seccomp_send_listener_pid (c->spec.cfg->linux_->seccomp, nfd, c->pid, state, err) < 0)
-    return -1;
-  return sync_send (c->sync_parent, SYNC_SECCOMP_ACK, 0, NULL, 0, -1, err);
 }
 
 /* Until the child has called execve (end-of-file on the channel) or failed (its
@@ -395,29 +330,31 @@ wait_exec (exec_ctx *c, ocisbx_err **err)
   char byte;
   ssize_t n;
 
-  if (c->relay)
+  if (c->sp.relay)
     {
-      if (sync_recv (c->sync_parent, SYNC_READY, &m, err) < 0)
+      if (sync_recv (c->sp.sync_parent, SYNC_READY, &m, err) < 0)
         return -1;
-      c->master = m.fd;
+      c->sp.master = m.fd;
       m.fd = -1;
       sync_msg_clear (&m);
     }
   if (listener)
     {
-      if (sync_recv (c->sync_parent, SYNC_SECCOMP, &m, err) < 0)
+      cleanup_free char *state = NULL;
+      if (sync_recv (c->sp.sync_parent, SYNC_SECCOMP, &m, err) < 0)
         return -1;
       sync_msg_clear (&m);
-      if (seccomp_listener (c, m.value, err) < 0)
+      state = container_state_doc (c->st, STATUS_RUNNING, false);
+      if (spawn_hand_off_listener (&c->sp, c->spec.cfg->linux_->seccomp, m.value, state, err) < 0)
         return -1;
     }
   do
-    n = recv (c->sync_parent, &byte, 1, MSG_PEEK);
+    n = recv (c->sp.sync_parent, &byte, 1, MSG_PEEK);
   while (n < 0 && errno == EINTR);
   if (n == 0)
     return 0; /* end-of-file: execve closed the channel */
   /* a message, or a failure (the child's error may wait behind it: sync_recv) */
-  if (sync_recv (c->sync_parent, SYNC_ERROR, &m, err) == 0)
+  if (sync_recv (c->sp.sync_parent, SYNC_ERROR, &m, err) == 0)
     {
       sync_msg_clear (&m);
       return err_set (err, EPROTO, "exec: unexpected message from the process");
@@ -431,12 +368,12 @@ reap_failed (exec_ctx *c)
 {
   int status = 0;
 
-  if (c->pid <= 0)
+  if (c->sp.pid <= 0)
     return EXEC_EXIT_FAILED;
-  while (waitpid (c->pid, &status, 0) < 0)
+  while (waitpid (c->sp.pid, &status, 0) < 0)
     if (errno != EINTR)
       return EXEC_EXIT_FAILED;
-  c->pid = 0;
+  c->sp.pid = 0;
   return WIFEXITED (status) && WEXITSTATUS (status) ? WEXITSTATUS (status) : EXEC_EXIT_FAILED;
 }
 
@@ -450,7 +387,9 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
 
   if (open_container (c, err) < 0 || open_init (c, err) < 0 || prepare (c, err) < 0)
     return -1;
-  if (spawn (c, err) < 0)
+  if (protect_exec (c, err) < 0 || prepare_tree (c, err) < 0 || prepare_cgroups (c, err) < 0)
+    return -1;
+  if (clone_process (c, err) < 0)
     return -1;
   if (c->plan.via_dmz)
     close_fd (&c->plan.dmz_fd); /* the child's now */
@@ -465,23 +404,20 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
   /* The process runs: a delete may go ahead; nothing more comes from the child. */
   close_fd (&c->lockfd);
   close_fd (&c->rootfd);
-  close_fd (&c->sync_parent);
-  if (foreground_write_pid_file (c->o->pid_file, c->pid, err) < 0)
+  close_fd (&c->sp.sync_parent);
+  if (foreground_write_pid_file (c->o->pid_file, c->sp.pid, err) < 0)
     return -1;
   if (c->o->detach)
     {
       *exit_code = 0;
-      c->pid = 0; /* left to our subreaper (conmon) or init */
+      c->sp.pid = 0; /* left to our subreaper (conmon) or init */
       return 0;
     }
-  if (c->master >= 0 && terminal_relay_start (&c->tty, c->master, err) < 0)
+  if (spawn_relay_start (&c->sp, err) < 0)
     return -1;
   foreground_signal_set (&set);
-  status = foreground_wait (c->pid, c->child_pidfd, c->master >= 0 ? &c->tty : NULL, -1, &set, err);
-  if (status >= 0)
-    c->pid = 0;
-  if (c->master >= 0)
-    terminal_relay_finish (&c->tty);
+  status = spawn_wait (&c->sp, -1, &set, err);
+  spawn_relay_finish (&c->sp);
   if (status < 0)
     return -1;
   *exit_code = foreground_exit_code (status, EXEC_EXIT_FAILED);
@@ -506,15 +442,7 @@ container_exec (const exec_opts *o, int *exit_code, ocisbx_err **err)
     }
   c.sigmask = old;
   r = run (&c, exit_code, err);
-  if (r < 0 && c.pid > 0)
-    {
-      /* failed after the clone, before the process ran: no half-set-up process stays */
-      if (c.child_pidfd < 0 || syscall (SYS_pidfd_send_signal, c.child_pidfd, SIGKILL, NULL, 0) < 0)
-        kill (c.pid, SIGKILL);
-      while (waitpid (c.pid, NULL, 0) < 0 && errno == EINTR)
-        ;
-    }
-  ctx_free (&c);
+  ctx_free (&c, r < 0);
   if (!o->detach)
     {
       /* a SIGPIPE of the relay's last writes must not kill us now */

@@ -19,14 +19,6 @@
 #include "core/process/terminal.h"
 #include "core/utils.h"
 
-static void
-close_fd (int *fd)
-{
-  if (*fd >= 0)
-    close (*fd);
-  *fd = -1;
-}
-
 /* Every namespace of the init that is not ours, user first.  One setns(2) on the
    init's pidfd (Linux 5.8) joins them all at once; older kernels take the files. */
 static int
@@ -80,29 +72,18 @@ enter_root (exec_ctx *c, ocisbx_err **err)
 static int
 setup_terminal (exec_ctx *c, int *slave, ocisbx_err **err)
 {
-  char name[64];
-  int master = -1;
-  int r;
+  cleanup_close int master = -1;
 
-  if (terminal_open_pty (&master, slave, name, sizeof name, err) < 0)
+  if (spawn_child_pty (&c->sp, &c->plan, &master, slave, err) < 0)
     return -1;
-  r = terminal_prepare_slave (*slave, c->relay, c->plan.uid, c->plan.gid, err);
-  if (r == 0 && c->plan.has_tty_size)
-    r = terminal_set_size (*slave, &c->plan.tty_size, err);
-  if (r == 0)
-    {
-      if (c->console_sock >= 0)
-        r = terminal_send_fd (c->console_sock, master, name, err);
-      else
-        r = sync_send (c->sync_child, SYNC_READY, 0, NULL, 0, master, err);
-    }
-  close (master);
-  close_fd (&c->console_sock);
-  return r;
+  /* relayed: the master goes to the parent now */
+  if (c->sp.relay)
+    return sync_send (c->sp.sync_child, SYNC_READY, 0, NULL, 0, master, err);
+  return 0;
 }
 
 static int
-setup (exec_ctx *c, ocisbx_err **err)
+setup (exec_ctx *c, char **exe, ocisbx_err **err)
 {
   process_plan *p = &c->plan;
   int slave = -1;
@@ -110,10 +91,10 @@ setup (exec_ctx *c, ocisbx_err **err)
   if (c->cgj.usable && cgroup_join_self (&c->cgj, err) < 0)
     return -1;
   cgroup_join_close (&c->cgj);
-  if (c->parent_enters_cgroup)
+  if (exec_parent_enters_cgroup (c))
     {
       sync_msg go;
-      if (sync_recv (c->sync_child, SYNC_GO, &go, err) < 0)
+      if (sync_recv (c->sp.sync_child, SYNC_GO, &go, err) < 0)
         return -1;
     }
   if (p->cpu_initial)
@@ -140,7 +121,7 @@ setup (exec_ctx *c, ocisbx_err **err)
 
   if (p->terminal && setup_terminal (c, &slave, err) < 0)
     return -1;
-  return process_setup (p, slave, 3 + c->o->preserve_fds, err);
+  return process_apply (p, slave, 3 + c->o->preserve_fds, c->sp.sync_child, exe, err);
 }
 
 /* A failure to find or run the program (an "exec: " message): 127 when not found,
@@ -169,10 +150,10 @@ exec_child (exec_ctx *c)
   /* The parent's: the lock would otherwise be held until execve. */
   close_fd (&c->lockfd);
   close_fd (&c->rootfd);
-  close_fd (&c->sync_parent);
+  close_fd (&c->sp.sync_parent);
 
-  if (setup (c, &err) == 0 && process_resolve (&c->plan, &exe, &err) == 0)
-    process_finish_and_exec (&c->plan, exe, c->sync_child, &err);
-  sync_send_error (c->sync_child, err);
+  if (setup (c, &exe, &err) == 0)
+    process_finish_and_exec (&c->plan, exe, c->sp.sync_child, &err);
+  sync_send_error (c->sp.sync_child, err);
   _exit (exec_failure_code (err));
 }

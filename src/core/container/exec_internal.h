@@ -9,6 +9,7 @@
 #include "core/cgroups/join.h"
 #include "core/cgroups/cgroups.h"
 #include "core/container/exec.h"
+#include "core/container/spawn.h"
 #include "core/process/process.h"
 #include "core/seccomp/seccomp.h"
 #include "core/container/state.h"
@@ -48,7 +49,6 @@ typedef struct exec_ctx
   seccomp_prog *seccomp;
   cgroup_manager *cgroup;
   cgroup_join cgj;
-  bool parent_enters_cgroup; /* no fast join: cgroup_enter () by us, then SYNC_GO */
   bool paused;               /* --ignore-paused on a paused container */
   bool tree;                 /* --kill-tree or the container's annotation (exec.h) */
   int self_pidfd;            /* ours, for a foreground tree's reaper (src/dmz/tree.h) */
@@ -61,17 +61,18 @@ typedef struct exec_ctx
   int ns_flags;  /* namespaces of the init that differ from ours, without pid */
   bool join_pid; /* the init's pid namespace is not ours */
 
-  int console_sock;
-  int sync_parent, sync_child;
-  bool relay;    /* tty without a console socket: we relay the pty */
-  terminal_relay tty;      /* the relayed pty: our terminal (raw mode, what was typed) */
   sigset_t sigmask;       /* the caller's, restored in the process */
 
-  /* the process */
-  pid_t pid;
-  int child_pidfd;
-  int master; /* relayed pty */
+  spawn_ctx sp; /* the process: sync channel, console socket, pid, pidfd, relayed pty (spawn.h) */
 } exec_ctx;
+
+/* No fast join (cgroups/join.h: none prepared, or the clone refused it): the parent
+   puts the process in its cgroups (cgroup_enter), then sends SYNC_GO. */
+static inline bool
+exec_parent_enters_cgroup (const exec_ctx *c)
+{
+  return c->cgroup != NULL && !c->cgj.usable;
+}
 
 /* exec_child.c: never returns. */
 _Noreturn void exec_child (exec_ctx *c);

@@ -1,17 +1,33 @@
-/* The channel between the runtime (parent) and the container init during create: one
+/* The channel between the runtime (parent) and the process it spawns (spawn.h): one
  * SOCK_SEQPACKET socketpair, one message per step, each optionally carrying one fd.
  *
- *   parent                                  child
+ * create (container.c, container_init.c):
+ *
+ *   parent                                  child (the init)
  *   clone ------------------------------->  (joins namespaces)
  *                 <-- SYNC_PID ----------   (only when it forks the real init)
- *   maps, cgroup  ---- SYNC_GO (state) -->  mounts ...
+ *   maps, cgroup  ---- SYNC_GO (state) -->  mounts ...  (received where create_prepare
+ *                                           decided: init_go, container_internal.h)
  *                 <-- SYNC_MOUNT_SOURCE -   (in a user namespace: a bind source it cannot
  *   opens, idmaps ---- SYNC_MOUNT_SOURCE ->  open, or one to idmap; any number of times)
  *                 <-- SYNC_HOOKS --------   (only with prestart/createRuntime hooks)
  *   hooks         ---- SYNC_HOOKS_DONE -->  createContainer hooks, pivot_root, ...
- *                 <-- SYNC_SECCOMP (n) --   (only with a seccomp listener)
+ *                 <-- SYNC_SECCOMP (n) --   (only with a seccomp listener: filter_early)
  *   listener      ---- SYNC_SECCOMP_ACK ->
  *                 <-- SYNC_READY [pty] --   process set-up done; waits on the fifo
+ *                 <-- end-of-file -------   `run` only: it executed the process
+ *
+ * exec (exec.c, exec_child.c):
+ *
+ *   clone ------------------------------->  (in the container's pid namespace)
+ *   cgroup        ---- SYNC_GO ---------->  (only when the clone could not place it in
+ *                                           the cgroup: the parent does)
+ *                 <-- SYNC_READY pty ----   (only for a relayed terminal)
+ *                 <-- SYNC_SECCOMP (n) --   (only with a seccomp listener)
+ *   listener      ---- SYNC_SECCOMP_ACK ->
+ *                 <-- end-of-file -------   it executed the process
+ *
+ * Both:
  *   either side   <-- SYNC_ERROR msg -->    and exits
  *
  * A child that dies shows as end-of-file to the parent.  A child that fails sends

@@ -1,19 +1,24 @@
 /* The container process: everything from process.* of the config, turned by the
  * parent into a plan (names to numbers, checked, errors naming the field), then
- * applied by the child in a fixed order:
+ * applied by the child in a fixed order.  Create's init (container_init.c) and exec's
+ * child (exec_child.c) call the same three steps:
  *
  *   process_apply_early     rlimits, personality, ioPriority, scheduler (still privileged)
- *   process_setup           cwd (as root; again as the user if that failed), HOME, the
- *                           bounding set, groups/gid/uid, capability sets, ambient set,
- *                           umask, stdio on the terminal, no_new_privs, LSM exec label,
- *                           fds beyond stdio and the preserved ones CLOEXEC
- *   process_resolve         args[0] by PATH of process.env, as the final user
+ *   process_apply           (process_final.c) process_setup: cwd (as root; again as the
+ *                           user if that failed), HOME, the bounding set, groups/gid/uid,
+ *                           capability sets, ambient set, umask, stdio on the terminal,
+ *                           no_new_privs, LSM exec label, fds beyond stdio and the
+ *                           preserved ones CLOEXEC; process_resolve: args[0] by PATH of
+ *                           process.env, as the final user; the seccomp filter only when
+ *                           the plan says filter_early
  *   (create: SYNC_READY, exec fifo, startContainer hooks)
  *   process_finish_and_exec final CPU affinity, signal mask, exec stub's arguments and
- *                           memory cgroup hand-off; THEN the seccomp filter, the one
- *                           capset it may need, execve (process_final.c)
+ *                           memory cgroup hand-off; THEN the seccomp filter (unless
+ *                           filter_early), the one capset it may need, execve
+ *                           (process_final.c)
  *
- * `exec` builds the same plan from process.json and runs the same steps.
+ * The filter is loaded by one function (process_final.c), at the one of the two places
+ * the parent chose before the clone (filter_early).
  */
 #ifndef OCISBX_PROCESS_H
 #define OCISBX_PROCESS_H
@@ -95,9 +100,12 @@ typedef struct process_plan
      plan does not own these fds. */
   bool memcg_handoff;
   int memcg_home, memcg;
-  /* linux.seccomp (not owned; NULL: none), loaded by process_load_filter only */
+  /* linux.seccomp (not owned; NULL: none), loaded in process_final.c only */
   const struct seccomp_prog *seccomp;
-  bool filter_loaded;
+  /* Decided by the parent: the filter is loaded at the end of process_apply instead of
+     in process_finish_and_exec.  Create's, when the filter has a listener: its fd goes
+     through the parent, which is there only until SYNC_READY (process_final.c). */
+  bool filter_early;
   int pdeathsig; /* PR_SET_PDEATHSIG (a signal, 0: none) again after the uid change
                     cleared it: SIGKILL for a foreground run's init, DMZ_TREE_RUNTIME_GONE
                     for a foreground exec tree's reaper */
@@ -133,15 +141,14 @@ int process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err *
 /* The executable's path for args[0], into a malloc'd *PATH. */
 int process_resolve (const process_plan *plan, char **path, ocisbx_err **err);
 
-/* process_final.c: the filter and what follows it. */
-/* Loads plan->seccomp (once; nothing without one).  A filter with a listener hands its
-   fd's number to the parent over SYNC_SOCK (SYNC_SECCOMP, then waits for
-   SYNC_SECCOMP_ACK).  Called by process_finish_and_exec, or earlier by create's init
-   for a filter with a listener (the parent is there only until SYNC_READY). */
-int process_load_filter (process_plan *plan, int sync_sock, ocisbx_err **err);
-/* The last steps: what can be done before the filter, the filter (unless loaded), the
-   capset that drops CAP_SYS_ADMIN kept for it, execve of PATH.  Returns only on
-   failure. */
+/* process_final.c.  A filter with a listener hands its fd's number to the parent over
+   SYNC_SOCK (SYNC_SECCOMP, then it waits for SYNC_SECCOMP_ACK). */
+/* process_setup (TTY_SLAVE, KEEP_FDS), process_resolve (*PATH), then the filter when
+   plan->filter_early. */
+int process_apply (process_plan *plan, int tty_slave, int keep_fds, int sync_sock, char **path, ocisbx_err **err);
+/* The last steps: what can be done before the filter, the filter (unless
+   plan->filter_early), the capset that drops CAP_SYS_ADMIN kept for it, execve of
+   PATH.  Returns only on failure. */
 int process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, ocisbx_err **err);
 /* capset(2) of three capability masks: no allocation, usable under the filter. */
 int process_capset (uint64_t effective, uint64_t permitted, uint64_t inheritable);

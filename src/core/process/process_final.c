@@ -24,11 +24,12 @@
 
    The exception: a filter with a SCMP_ACT_NOTIFY listener.  Its fd reaches the agent
    through the parent (SYNC_SECCOMP and its ack: sendmsg(2), recvfrom(2), recvmsg(2)),
-   and create's parent is there only until SYNC_READY: create's init loads such a
-   filter before it reports ready (container_init.c), so SYNC_READY, the exec fifo
-   (openat, write), the startContainer hooks and the steps before the filter here run
-   under it.  runc also loads the filter before it sends the listener fd.  `exec`'s
-   parent waits until the process runs: it loads such a filter here, like any other. */
+   and create's parent is there only until SYNC_READY: create's parent sets the plan's
+   filter_early for such a filter, and its init loads it at the end of process_apply,
+   before it reports ready, so SYNC_READY, the exec fifo (openat, write), the
+   startContainer hooks and the steps before the filter here run under it.  runc also
+   loads the filter before it sends the listener fd.  `exec`'s parent waits until the
+   process runs: it loads such a filter here, like any other. */
 #include <config.h>
 #include "core/process/process.h"
 
@@ -48,17 +49,17 @@
 #include "core/container/sync.h"
 #include "core/utils.h"
 
-int
-process_load_filter (process_plan *plan, int sync_sock, ocisbx_err **err)
+/* The one place the filter is loaded (seccomp_load). */
+static int
+load_filter (const process_plan *plan, int sync_sock, ocisbx_err **err)
 {
   int nfd = -1, r;
   sync_msg ack;
 
-  if (plan->seccomp == NULL || plan->filter_loaded)
+  if (plan->seccomp == NULL)
     return 0;
   if (seccomp_load (plan->seccomp, &nfd, err) < 0)
     return -1;
-  plan->filter_loaded = true;
   if (nfd < 0)
     return 0;
   /* the parent takes the fd by its number (pidfd_getfd) and hands it to the agent */
@@ -69,6 +70,16 @@ process_load_filter (process_plan *plan, int sync_sock, ocisbx_err **err)
     sync_msg_clear (&ack);
   close (nfd);
   return r;
+}
+
+int
+process_apply (process_plan *plan, int tty_slave, int keep_fds, int sync_sock, char **path, ocisbx_err **err)
+{
+  if (process_setup (plan, tty_slave, keep_fds, err) < 0 || process_resolve (plan, path, err) < 0)
+    return -1;
+  if (plan->filter_early)
+    return load_filter (plan, sync_sock, err);
+  return 0;
 }
 
 /* The exec stub is the runtime's, not the container's: out of the container's memory
@@ -162,7 +173,7 @@ process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, oc
   sigprocmask (SIG_SETMASK, plan->tree ? &all : &plan->sigmask, NULL);
 
   /* ---- the filter, then only what must follow it ---- */
-  if (process_load_filter (plan, sync_sock, err) < 0)
+  if (!plan->filter_early && load_filter (plan, sync_sock, err) < 0)
     e = -1;
   else if (plan->admin_kept
            && process_capset (plan->caps_after_filter[0], plan->caps_after_filter[1], plan->caps_after_filter[2])

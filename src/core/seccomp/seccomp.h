@@ -7,7 +7,7 @@
    seccomp_prepare (sc, "<root>/seccomp-cache", &prog)
                                                ... everything of the process ...
                                                seccomp_load (prog, &nfd)   no libseccomp here
-                                               (process_load_filter, process_final.c)
+                                               (process_final.c: load_filter)
                                                if nfd >= 0: send nfd's NUMBER on the sync
                                                channel (write(2) or sendmsg(2) only: NOTIFY
                                                on those is refused by seccomp_validate),

@@ -1,0 +1,189 @@
+/* Spawning a container process, the parent's half (spawn.h). */
+#include <config.h>
+#include "core/container/spawn.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/container/state.h"
+#include "core/container/sync.h"
+#include "core/ns/namespaces.h"
+#include "core/process/dmz.h"
+#include "core/process/foreground.h"
+#include "core/utils.h"
+
+void
+spawn_init (spawn_ctx *s)
+{
+  memset (s, 0, sizeof *s);
+  s->sync_parent = s->sync_child = s->console_sock = s->pidfd = s->master = -1;
+}
+
+void
+spawn_free (spawn_ctx *s, bool kill)
+{
+  if (kill)
+    spawn_kill (s);
+  close_fd (&s->sync_parent);
+  close_fd (&s->sync_child);
+  close_fd (&s->console_sock);
+  close_fd (&s->pidfd);
+  terminal_relay_restore (&s->tty);
+  close_fd (&s->master);
+}
+
+int
+spawn_check_terminal (spawn_ctx *s, spawn_kind kind, process_plan *p, const char *console_socket, bool detached,
+                      ocisbx_err **err)
+{
+  if (!p->terminal)
+    {
+      if (console_socket == NULL)
+        return 0;
+      return err_set (err, 0, kind == SPAWN_EXEC ? "--console-socket given without a terminal (--tty)"
+                                                 : "--console-socket given but process.terminal is false");
+    }
+  if (console_socket == NULL && detached)
+    return err_set (err, 0, kind == SPAWN_EXEC ? "exec: a terminal for a detached process needs --console-socket"
+                                               : "process.terminal is true but there is no --console-socket to "
+                                                 "send the terminal to (the container would have no terminal)");
+  s->relay = console_socket == NULL;
+  /* the process starts at once: its pty has our size from the first */
+  if (s->relay)
+    p->has_tty_size |= terminal_caller_size (&p->tty_size);
+  return 0;
+}
+
+int
+spawn_protect_exec (const oci_seccomp *sc, const char *root, seccomp_prog **prog, process_plan *p,
+                    const sigset_t *mask, ocisbx_err **err)
+{
+  if (sc)
+    {
+      cleanup_free char *cache = xasprintf ("%s/seccomp-cache", root ? root : STATE_ROOT_DEFAULT);
+      if (seccomp_prepare (sc, cache, prog, err) < 0)
+        return err_wrap (err, "config.json: .linux.seccomp");
+    }
+  p->seccomp = *prog;
+  return dmz_prepare (p, *prog, mask, err);
+}
+
+int
+spawn_open (spawn_ctx *s, const char *console_socket, ocisbx_err **err)
+{
+  int fds[2];
+
+  if (console_socket)
+    {
+      s->console_sock = terminal_connect_socket (console_socket, err);
+      if (s->console_sock < 0)
+        return -1;
+    }
+  /* the caller's terminal: its size for the pty before the process starts, raw mode */
+  if (s->relay)
+    terminal_relay_prepare (&s->tty);
+  if (sync_pair (fds, err) < 0)
+    return -1;
+  s->sync_parent = fds[0];
+  s->sync_child = fds[1];
+  return 0;
+}
+
+int
+spawn_nondumpable (ocisbx_err **err)
+{
+  if (prctl (PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+    return err_set (err, errno, "prctl PR_SET_DUMPABLE");
+  return 0;
+}
+
+pid_t
+spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, ocisbx_err **err)
+{
+  pid_t pid = ns_clone (flags, cgj->usable ? cgj->v2_dir : -1, &s->pidfd, err);
+
+  if (pid < 0 && cgj->usable && cgj->v2_dir >= 0)
+    {
+      /* no CLONE_INTO_CGROUP here (or the cgroup refused): the parent joins the child */
+      err_freep (err);
+      cgroup_join_close (cgj);
+      cgj->usable = false;
+      pid = ns_clone (flags, -1, &s->pidfd, err);
+    }
+  if (pid > 0)
+    s->pid = pid;
+  return pid;
+}
+
+int
+spawn_hand_off_listener (spawn_ctx *s, const oci_seccomp *sc, int child_fd, const char *state, ocisbx_err **err)
+{
+  cleanup_close int nfd = seccomp_fetch_listener_fd (s->pid, child_fd, err);
+
+  if (nfd < 0)
+    return -1;
+  if (seccomp_send_listener_pid (sc, nfd, s->pid, state, err) < 0)
+    return -1;
+  return sync_send (s->sync_parent, SYNC_SECCOMP_ACK, 0, NULL, 0, -1, err);
+}
+
+void
+spawn_kill (spawn_ctx *s)
+{
+  if (s->pid <= 0)
+    return;
+  if (s->pidfd < 0 || syscall (SYS_pidfd_send_signal, s->pidfd, SIGKILL, NULL, 0) < 0)
+    kill (s->pid, SIGKILL);
+  while (waitpid (s->pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+  s->pid = 0;
+}
+
+int
+spawn_child_pty (spawn_ctx *s, const process_plan *p, int *master, int *slave, ocisbx_err **err)
+{
+  char name[64];
+
+  if (terminal_open_pty (master, slave, name, sizeof name, err) < 0
+      || terminal_prepare_slave (*slave, s->relay, p->uid, p->gid, err) < 0)
+    return -1;
+  if (p->has_tty_size && terminal_set_size (*slave, &p->tty_size, err) < 0)
+    return -1;
+  if (s->console_sock < 0)
+    return 0;
+  if (terminal_send_fd (s->console_sock, *master, name, err) < 0)
+    return -1;
+  close_fd (&s->console_sock);
+  close_fd (master);
+  return 0;
+}
+
+int
+spawn_relay_start (spawn_ctx *s, ocisbx_err **err)
+{
+  if (s->master < 0)
+    return 0;
+  return terminal_relay_start (&s->tty, s->master, err);
+}
+
+int
+spawn_wait (spawn_ctx *s, int notify_fd, const sigset_t *set, ocisbx_err **err)
+{
+  int status = foreground_wait (s->pid, s->pidfd, s->master >= 0 ? &s->tty : NULL, notify_fd, set, err);
+
+  if (status >= 0)
+    s->pid = 0; /* reaped: nothing to kill any more */
+  return status;
+}
+
+void
+spawn_relay_finish (spawn_ctx *s)
+{
+  if (s->master >= 0)
+    terminal_relay_finish (&s->tty);
+}

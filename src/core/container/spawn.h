@@ -1,0 +1,96 @@
+/* Spawning a container process, the parent's half, for create (the init) and exec
+ * (one more process) alike.  In order:
+ *
+ *   spawn_check_terminal    prepare: process.terminal against --console-socket; a
+ *                           terminal without a socket is relayed by us (its size ours)
+ *   spawn_protect_exec      the seccomp filter prepared (its cache in --root), and how
+ *                           the process is executed without exposing our binary
+ *                           (dmz.h): MAY RE-EXECUTE the whole command, so it comes before
+ *                           anything exists that the new image would not know about
+ *   spawn_open              console socket connected, relay prepared, sync pair (sync.h)
+ *   spawn_nondumpable       nobody of the container looks into the child (ptrace,
+ *                           /proc/PID/fd) until its execve
+ *   spawn_clone             the clone, straight into the cgroup when it can
+ *                           (CLONE_INTO_CGROUP), else without it (the parent then joins
+ *                           the child to its cgroups)
+ *   spawn_child_pty         (in the child) the pty, sent to the console socket or kept
+ *                           for the relay
+ *   spawn_hand_off_listener the seccomp listener's fd, taken from the child, to the agent
+ *   spawn_relay_start, spawn_wait, spawn_relay_finish
+ *                           the foreground: signals forwarded, the pty relayed
+ *   spawn_free              fds closed, our terminal restored; on failure the child
+ *                           killed (pidfd, else its pid) and reaped
+ *
+ * The child's half is one sequence too: process.h (process_apply_early, process_apply,
+ * process_finish_and_exec). */
+#ifndef OCISBX_SPAWN_H
+#define OCISBX_SPAWN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "core/cgroups/join.h"
+#include "core/error.h"
+#include "core/process/process.h"
+#include "core/process/terminal.h"
+#include "core/seccomp/seccomp.h"
+
+typedef struct spawn_ctx
+{
+  int sync_parent, sync_child; /* the sync channel (sync.h): ours, the child's */
+  int console_sock;            /* connected --console-socket, or -1 */
+  bool relay;                  /* a terminal without --console-socket: we relay the pty */
+  terminal_relay tty;          /* relay: our terminal (its size for the pty, raw mode) */
+  pid_t pid;                   /* the child; 0 before the clone and once reaped */
+  int pidfd;                   /* of the child, or -1 */
+  int master;                  /* relay: the pty master, from the child; or -1 */
+} spawn_ctx;
+
+void spawn_init (spawn_ctx *s);
+/* KILL: the child, if any, is killed and reaped first. */
+void spawn_free (spawn_ctx *s, bool kill);
+
+/* Words of the errors for the two commands. */
+typedef enum spawn_kind
+{
+  SPAWN_CREATE,
+  SPAWN_EXEC,
+} spawn_kind;
+
+/* P's terminal against CONSOLE_SOCKET; DETACHED: nobody stays to relay.  Sets
+   s->relay, and the pty's first size (the caller's) when relayed. */
+int spawn_check_terminal (spawn_ctx *s, spawn_kind kind, process_plan *p, const char *console_socket, bool detached,
+                          ocisbx_err **err);
+/* SC (may be NULL: none) prepared into *PROG with its cache under ROOT (--root, NULL:
+   the default); then P's exec protection (dmz_prepare): may re-execute the command,
+   starting the new image with MASK (NULL: unchanged). */
+int spawn_protect_exec (const oci_seccomp *sc, const char *root, seccomp_prog **prog, process_plan *p,
+                        const sigset_t *mask, ocisbx_err **err);
+int spawn_open (spawn_ctx *s, const char *console_socket, ocisbx_err **err);
+/* Non-dumpable now (our memory and fds reach into the host), and the child with us. */
+int spawn_nondumpable (ocisbx_err **err);
+/* Clone with FLAGS (ns_clone) into CGJ's cgroup2 dir when usable; if that clone fails,
+   once more without it, and CGJ is then closed and not usable (the parent joins the
+   child the slow way: cgroup_enter).  Returns 0 in the child, the pid in the parent
+   (s->pid, s->pidfd), or -1. */
+pid_t spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, ocisbx_err **err);
+/* The child sent SYNC_SECCOMP with CHILD_FD, its listener: taken (pidfd_getfd), sent to
+   SC's listenerPath with the state document STATE, acknowledged (SYNC_SECCOMP_ACK). */
+int spawn_hand_off_listener (spawn_ctx *s, const oci_seccomp *sc, int child_fd, const char *state, ocisbx_err **err);
+/* Kill the child (through its pidfd, else its pid) and reap it. */
+void spawn_kill (spawn_ctx *s);
+
+/* In the child: process.terminal's pty, *SLAVE for the process's stdio (its owner P's
+   user, the size P's), *MASTER for the relay, or -1 once sent to the console socket
+   (which is closed then). */
+int spawn_child_pty (spawn_ctx *s, const process_plan *p, int *master, int *slave, ocisbx_err **err);
+
+/* The foreground: the relay started (when there is a master), the wait (foreground.h:
+   signals in SET forwarded, NOTIFY_FD passed on) whose status it returns (s->pid is 0
+   then: reaped), the relay finished. */
+int spawn_relay_start (spawn_ctx *s, ocisbx_err **err);
+int spawn_wait (spawn_ctx *s, int notify_fd, const sigset_t *set, ocisbx_err **err);
+void spawn_relay_finish (spawn_ctx *s);
+
+#endif
