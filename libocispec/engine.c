@@ -490,8 +490,17 @@ int
 ocispec_parse (const ocispec_type *t, const char *doc, const char *data, size_t len, void **out,
                char **err)
 {
+  return ocispec_parse_at (t, doc, NULL, data, len, out, err);
+}
+
+int
+ocispec_parse_at (const ocispec_type *t, const char *doc, const char *const *at, const char *data, size_t len,
+                  void **out, char **err)
+{
   pctx c = { .doc = doc };
 
+  for (; at && *at; at++)
+    ocispec_path_key (&c.path, *at);
   *out = NULL;
   *err = NULL;
   int r = parse_text (&c, t, data, len, out);

@@ -243,9 +243,10 @@ gen_object (gctx *c, const ocispec_type *t, const void *obj)
   return check (c, yajl_gen_map_close (c->g));
 }
 
-int
-ocispec_generate (const ocispec_type *t, const void *obj, bool pretty, char **json, size_t *len,
-                  char **err)
+/* Generate what EMIT writes (one object or one value) into *JSON. */
+static int
+generate (const ocispec_field *f, const ocispec_type *t, const void *obj, bool pretty, char **json, size_t *len,
+          char **err)
 {
   gctx c = { 0 };
   int ret = -1;
@@ -267,7 +268,7 @@ ocispec_generate (const ocispec_type *t, const void *obj, bool pretty, char **js
       yajl_gen_config (c.g, yajl_gen_indent_string, "\t");
     }
 
-  if (gen_object (&c, t, obj) == 0)
+  if ((f ? gen_field (&c, f, obj) : gen_object (&c, t, obj)) == 0)
     {
       const unsigned char *buf = NULL;
       size_t n = 0;
@@ -295,4 +296,18 @@ ocispec_generate (const ocispec_type *t, const void *obj, bool pretty, char **js
   else
     free (c.err);
   return ret;
+}
+
+int
+ocispec_generate (const ocispec_type *t, const void *obj, bool pretty, char **json, size_t *len,
+                  char **err)
+{
+  return generate (NULL, t, obj, pretty, json, len, err);
+}
+
+int
+ocispec_generate_value (const ocispec_field *f, const void *obj, bool pretty, char **json, size_t *len,
+                        char **err)
+{
+  return generate (f, NULL, obj, pretty, json, len, err);
 }

@@ -88,10 +88,18 @@ typedef struct ocispec_type
    sets *ERR to a malloc'd message "DOC: .json.path: what is wrong". */
 int ocispec_parse (const ocispec_type *t, const char *doc, const char *data, size_t len, void **out,
                    char **err);
+/* The same for a part of a larger document: errors name the path AT (a NULL-terminated
+   list of keys: {"linux", "resources", NULL} gives ".linux.resources.memory.limit"). */
+int ocispec_parse_at (const ocispec_type *t, const char *doc, const char *const *at, const char *data, size_t len,
+                      void **out, char **err);
 int ocispec_parse_file (const ocispec_type *t, const char *path, const char *doc, void **out, char **err);
 /* Generate JSON; *JSON is malloc'd and NUL-terminated. */
 int ocispec_generate (const ocispec_type *t, const void *obj, bool pretty, char **json, size_t *len,
                       char **err);
+/* Generate the value of field F of OBJ alone (its key left out): a document that is not
+   an object, such as an array of objects (OCISPEC_OBJARR) or of numbers. */
+int ocispec_generate_value (const ocispec_field *f, const void *obj, bool pretty, char **json, size_t *len,
+                            char **err);
 void ocispec_free (const ocispec_type *t, void *obj);
 
 /* True when S is in the NULL-terminated SET. */

@@ -522,7 +522,8 @@ int oci_features_parse_data (const char *data, size_t len, oci_features **out, c
 int oci_features_generate (const oci_features *f, bool pretty, char **json, size_t *len, char **err);
 void oci_features_free (oci_features *f);
 
-/* DOC "resources". */
+/* DOC "resources": config.json's linux.resources alone (`update -r`), its errors naming
+   .linux.resources.FIELD. */
 int oci_resources_parse_data (const char *data, size_t len, oci_resources **out, char **err);
 void oci_resources_free (oci_resources *r);
 

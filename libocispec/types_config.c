@@ -136,7 +136,9 @@ oci_config_free (oci_config *c)
 int
 oci_resources_parse_data (const char *data, size_t len, oci_resources **out, char **err)
 {
-  return ocispec_parse (&oci_resources_type, "resources", data, len, (void **) out, err);
+  /* what `update -r` takes is config.json's linux.resources: named so in errors */
+  static const char *const at[] = { "linux", "resources", NULL };
+  return ocispec_parse_at (&oci_resources_type, "resources", at, data, len, (void **) out, err);
 }
 
 void

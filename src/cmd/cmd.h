@@ -33,6 +33,8 @@ typedef struct ocisbx_command
 int cmd_usage_error (const char *cmd, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 /* Print an error chain and return the exit status 1. */
 int cmd_fail (ocisbx_err *err);
+/* Print TEXT on stdout at once (what core's ps and events hand over: container_out_fn). */
+void cmd_print (const char *text, void *unused);
 /* Returns true (and prints HELP) when argv asks for --help/-h before any operand. */
 bool cmd_wants_help (int argc, char **argv, const char *help);
 

@@ -25,6 +25,14 @@ cmd_fail (ocisbx_err *err)
   return 1;
 }
 
+void
+cmd_print (const char *text, void *unused)
+{
+  (void) unused;
+  fputs (text, stdout);
+  fflush (stdout);
+}
+
 bool
 cmd_wants_help (int argc, char **argv, const char *help)
 {

@@ -1,19 +1,12 @@
 #include <config.h>
 #include "cmd.h"
 
-#include <errno.h>
 #include <getopt.h>
-#include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
-#include "core/cgroups/ops.h"
-#include "core/cgroups/stats.h"
-#include "core/utils.h"
+#include "core/container/container.h"
 
 static const char events_help[]
     = "Usage: ocisbx events [--stats] [--interval DURATION] CONTAINER-ID\n"
@@ -57,28 +50,6 @@ parse_duration (const char *s, long *ms)
   return 0;
 }
 
-static int
-emit_stats (cgops_container *c, const char *id, ocisbx_err **err)
-{
-  cgroup_stats s;
-  cleanup_free char *line = NULL;
-  if (cgroup_stats_read (cgops_manager (c), &s, err) < 0)
-    return -1;
-  line = cgroup_stats_event_json (id, &s);
-  cgroup_stats_free (&s);
-  puts (line);
-  fflush (stdout);
-  return 0;
-}
-
-static long
-now_ms (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 int
 cmd_events (const ocisbx_globals *g, int argc, char **argv)
 {
@@ -94,11 +65,10 @@ cmd_events (const ocisbx_globals *g, int argc, char **argv)
     { NULL, 0, NULL, 0 },
   };
   bool stats_only = false;
-  long interval = 5000, next;
-  cgops_container *c = NULL;
+  long interval = 5000;
   ocisbx_err *err = NULL;
   const char *id;
-  int oom_fd, ch, rc = 0;
+  int ch;
 
   opterr = 0;
   while ((ch = getopt_long (argc, argv, "+:h", opts, NULL)) != -1)
@@ -125,64 +95,7 @@ cmd_events (const ocisbx_globals *g, int argc, char **argv)
     return cmd_usage_error ("events", "unexpected argument \"%s\"", argv[optind + 1]);
   id = argv[optind];
 
-  if (cgops_open (g->root, id, &c, &err) < 0)
+  if (container_events (g->root, id, stats_only, interval, cmd_print, NULL, &err) < 0)
     return cmd_fail (err);
-  if (stats_only)
-    {
-      if (emit_stats (c, id, &err) < 0)
-        rc = cmd_fail (err);
-      cgops_close (c);
-      return rc;
-    }
-
-  oom_fd = cgroup_oom_fd (cgops_manager (c), &err);
-  if (oom_fd < 0)
-    {
-      log_warning ("events: no OOM notifications: %s", err->msg);
-      err_freep (&err);
-    }
-  next = now_ms ();
-  while (cgops_alive (c))
-    {
-      struct pollfd p = { .fd = oom_fd, .events = POLLIN };
-      long wait = next - now_ms ();
-      /* wake up at least every second to notice that the container is gone */
-      int r = poll (oom_fd >= 0 ? &p : NULL, oom_fd >= 0, wait < 0 ? 0 : wait > 1000 ? 1000 : wait);
-      if (r < 0 && errno != EINTR)
-        {
-          perror ("ocisbx events: poll");
-          rc = 1;
-          break;
-        }
-      if (r > 0 && (p.revents & POLLIN))
-        {
-          int o = cgroup_oom_ack (cgops_manager (c), oom_fd, &err);
-          if (o < 0)
-            {
-              rc = cmd_fail (err);
-              err = NULL;
-              break;
-            }
-          if (o > 0)
-            {
-              cleanup_free char *eid = json_escape (id);
-              printf ("{\"type\":\"oom\",\"id\":\"%s\"}\n", eid);
-              fflush (stdout);
-            }
-        }
-      if (now_ms () >= next)
-        {
-          if (emit_stats (c, id, &err) < 0)
-            {
-              /* the cgroup went away with the container */
-              err_freep (&err);
-              break;
-            }
-          next += interval;
-        }
-    }
-  if (oom_fd >= 0)
-    close (oom_fd);
-  cgops_close (c);
-  return rc;
+  return 0;
 }

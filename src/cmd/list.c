@@ -72,8 +72,13 @@ cmd_list (const ocisbx_globals *g, int argc, char **argv)
       puts (infos[i].id);
   else if (strcmp (format, "json") == 0)
     {
-      char *json = container_list_json (infos, n);
-      puts (json);
+      char *json = NULL;
+      if (container_list_json (infos, n, &json, &err) < 0)
+        {
+          container_info_free (infos, n);
+          return cmd_fail (err);
+        }
+      fputs (json, stdout);
       free (json);
     }
   else

@@ -4,7 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "core/cgroups/ops.h"
+#include "core/container/container.h"
 
 static const char pause_help[]
     = "Usage: ocisbx pause CONTAINER-ID\n"
@@ -37,7 +37,7 @@ cmd_pause_resume (const ocisbx_globals *g, int argc, char **argv, bool pause, co
     return cmd_usage_error (name, "a container id is required");
   if (optind + 1 < argc)
     return cmd_usage_error (name, "unexpected argument \"%s\"", argv[optind + 1]);
-  if (cgops_pause (g->root, argv[optind], pause, &err) < 0)
+  if (container_pause (g->root, argv[optind], pause, &err) < 0)
     return cmd_fail (err);
   return 0;
 }

@@ -12,7 +12,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "core/cgroups/ops.h"
+#include "core/container/container.h"
 #include "core/utils.h"
 
 static const char update_help[]
@@ -209,7 +209,7 @@ cmd_update (const ocisbx_globals *g, int argc, char **argv)
   flag_resources f;
   const char *resources_file = NULL;
   const oci_resources *res = &f.res;
-  void *owner = NULL;
+  oci_resources *parsed = NULL;
   ocisbx_err *err = NULL;
   int c, li = -1, rc = 0;
   bool bad = false;
@@ -302,15 +302,14 @@ cmd_update (const ocisbx_globals *g, int argc, char **argv)
   if (resources_file)
     {
       cleanup_free char *data = NULL;
-      oci_resources *parsed = NULL;
       size_t len = 0;
       if (read_input (resources_file, &data, &len, &err) < 0
-          || cgops_resources_parse (data, len, &parsed, &owner, &err) < 0)
+          || container_resources_parse (data, len, &parsed, &err) < 0)
         return cmd_fail (err);
       res = parsed;
     }
-  if (cgops_update (g->root, argv[optind], res, &err) < 0)
+  if (container_update (g->root, argv[optind], res, &err) < 0)
     rc = cmd_fail (err);
-  cgops_resources_free (owner);
+  oci_resources_free (parsed);
   return rc;
 }

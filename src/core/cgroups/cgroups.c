@@ -648,6 +648,12 @@ cgroup_serialize (const cgroup_manager *m)
   return s;
 }
 
+bool
+cgroup_manager_empty (const cgroup_manager *m)
+{
+  return m->rootless && m->n == 0;
+}
+
 int
 cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, ocisbx_err **err)
 {

@@ -69,6 +69,8 @@ int cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **o
 /* Remove the cgroups it created (killing leftovers, retrying on EBUSY). */
 int cgroup_destroy (cgroup_manager *m, ocisbx_err **err);
 void cgroup_manager_free (cgroup_manager *m);
+/* True for a rootless manager that got no cgroup at all (none was writable). */
+bool cgroup_manager_empty (const cgroup_manager *m);
 
 /* Running containers. */
 int cgroup_pids (cgroup_manager *m, pid_t **pids, size_t *n, ocisbx_err **err);

@@ -201,24 +201,16 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
 /* ---- the state document for hooks ---- */
 
 char *
-create_state_json (const create_ctx *c, const char *status)
+create_state_json (const create_ctx *c, container_status status)
 {
-  oci_state s = { 0 };
-  int32_t pid = c->sp.pid;
-  char *json = NULL, *msg = NULL;
-
-  s.oci_version = c->cfg->oci_version;
-  s.id = (char *) c->o->id;
-  s.status = (char *) status;
-  s.pid = &pid;
-  s.bundle = c->bundle;
-  s.annotations = c->cfg->annotations;
-  if (oci_state_generate (&s, false, &json, NULL, &msg) < 0)
-    {
-      free (msg);
-      return xstrdup ("{}");
-    }
-  return json;
+  container_state st = {
+    .oci_version = c->cfg->oci_version,
+    .id = (char *) c->o->id,
+    .pid = c->sp.pid,
+    .bundle = c->bundle,
+    .annotations = c->cfg->annotations,
+  };
+  return container_state_doc (&st, status, false);
 }
 
 /* ---- the pipeline ---- */
@@ -424,8 +416,8 @@ init_environment (create_ctx *c, ocisbx_err **err)
   if (c->child_hooks)
     {
       /* "creating" for createContainer, NUL, "created" for startContainer */
-      cleanup_free char *a = create_state_json (c, "creating");
-      cleanup_free char *b = create_state_json (c, "created");
+      cleanup_free char *a = create_state_json (c, STATUS_CREATING);
+      cleanup_free char *b = create_state_json (c, STATUS_CREATED);
       size_t la = strlen (a), lb = strlen (b);
       payload = xmalloc0 (la + lb + 2);
       memcpy (payload, a, la);
@@ -496,8 +488,8 @@ parent_hooks (create_ctx *c, ocisbx_err **err)
   sync_msg_clear (&m);
   /* prestart (deprecated) sees "created", as crun and the runtime-tools suite have it;
      createRuntime "creating", as runc */
-  created = create_state_json (c, "created");
-  creating = create_state_json (c, "creating");
+  created = create_state_json (c, STATUS_CREATED);
+  creating = create_state_json (c, STATUS_CREATING);
   if (hooks_run (h->prestart, h->prestart_len, created, "prestart", NULL, err) < 0
       || hooks_run (h->create_runtime, h->create_runtime_len, creating, "createRuntime", NULL, err) < 0)
     return -1;
@@ -515,7 +507,7 @@ seccomp_listener (create_ctx *c, ocisbx_err **err)
   if (recv_from_init (c, SYNC_SECCOMP, &m, err) < 0)
     return -1;
   sync_msg_clear (&m);
-  state = create_state_json (c, "creating");
+  state = create_state_json (c, STATUS_CREATING);
   return spawn_hand_off_listener (&c->sp, c->cfg->linux_->seccomp, m.value, state, err);
 }
 

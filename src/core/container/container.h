@@ -71,9 +71,35 @@ typedef struct container_info
 
 /* Every container under ROOT, sorted by id. */
 int container_list (const char *root, container_info **out, size_t *n, ocisbx_err **err);
-/* runc's `list --format json` document for INFOS (malloc'd). */
-char *container_list_json (const container_info *infos, size_t n);
+/* runc's `list --format json` document for INFOS (malloc'd, ending in a newline). */
+int container_list_json (const container_info *infos, size_t n, char **json, ocisbx_err **err);
 void container_info_free (container_info *infos, size_t n);
+
+/* The commands on a container's cgroups (container_cgroups.c).  Freeze (PAUSE) or thaw
+   a container: pause needs it running, resume paused. */
+int container_pause (const char *root, const char *id, bool pause, ocisbx_err **err);
+/* The pids of every process in the container's cgroups, in their order. */
+int container_pids (const char *root, const char *id, pid_t **pids, size_t *n, ocisbx_err **err);
+/* Apply RES to a created, running or paused container. */
+int container_update (const char *root, const char *id, const oci_resources *res, ocisbx_err **err);
+/* Parse the `update --resources` document (config.json's linux.resources alone); free
+   *OUT with oci_resources_free. */
+int container_resources_parse (const char *json, size_t len, oci_resources **out, ocisbx_err **err);
+
+/* Where ps and events put what they print: TEXT is one or more whole lines. */
+typedef void (*container_out_fn) (const char *text, void *arg);
+
+/* ps (container_ps.c): the lines of the host's `ps PS_ARGS` (default -ef) that belong
+   to the container, its header first; or the JSON array of its pids (malloc'd). */
+int container_ps (const char *root, const char *id, char *const *ps_args, size_t nargs, container_out_fn emit,
+                  void *arg, ocisbx_err **err);
+int container_ps_json (const char *root, const char *id, char **json, ocisbx_err **err);
+
+/* events (container_events.c): runc's JSON lines, a "stats" event every INTERVAL_MS
+   and an "oom" one when the kernel OOM-kills in the container, until it exits; with
+   STATS_ONLY one stats event. */
+int container_events (const char *root, const char *id, bool stats_only, long interval_ms, container_out_fn emit,
+                      void *arg, ocisbx_err **err);
 
 /* The state document (runtime-spec "state") of ST with STATUS, as hooks and listeners
    see it; malloc'd.  (`state` adds rootfs, created and owner, as runc.) */

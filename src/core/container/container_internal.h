@@ -10,6 +10,7 @@
 #include "core/cgroups/cgroups.h"
 #include "core/container/container.h"
 #include "core/container/spawn.h"
+#include "core/container/handle.h"
 #include "core/ns/namespaces.h"
 #include "core/process/process.h"
 #include "core/rootfs/rootfs.h"
@@ -86,7 +87,7 @@ int create_run_pipeline (create_ctx *c, ocisbx_err **err);
 /* Undo everything of a failed create; free the context either way. */
 void create_ctx_cleanup (create_ctx *c, bool failed);
 /* The spec state document for hooks, with STATUS. */
-char *create_state_json (const create_ctx *c, const char *status);
+char *create_state_json (const create_ctx *c, container_status status);
 /* The state record of this create, as written to state.json: its strings are C's, but
    *CG (the serialized cgroups) is the caller's to free. */
 void create_ctx_state (const create_ctx *c, container_state *st, char **cg);
@@ -97,6 +98,6 @@ _Noreturn void container_init (create_ctx *c);
 /* container_ops.c */
 int container_start_at (int dirfd, const container_state *st, ocisbx_err **err);
 void container_poststart (const container_state *st);
-int container_delete_at (int rootfd, int dirfd, const char *id, container_state *st, bool force, ocisbx_err **err);
+int container_delete_at (container_handle *h, bool force, ocisbx_err **err);
 
 #endif

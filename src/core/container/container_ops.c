@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,54 +14,13 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <yajl/yajl_gen.h>
 
 #include "core/cgroups/record.h"
+#include "core/container/handle.h"
 #include "core/container/hooks.h"
 #include "core/log.h"
 #include "core/container/notify.h"
 #include "core/utils.h"
-
-typedef struct opened
-{
-  int rootfd;
-  int dirfd;
-  container_state *st;
-} opened;
-
-static void
-opened_close (opened *o)
-{
-  if (o->dirfd >= 0)
-    close (o->dirfd);
-  if (o->rootfd >= 0)
-    close (o->rootfd);
-  container_state_free (o->st);
-}
-#define cleanup_opened __attribute__ ((cleanup (opened_close)))
-
-static int
-open_container (const char *root, const char *id, int lock, opened *o, ocisbx_err **err)
-{
-  o->rootfd = o->dirfd = -1;
-  o->st = NULL;
-  if (state_validate_id (id, err) < 0)
-    return -1;
-  o->rootfd = state_root_open (root, false, err);
-  if (o->rootfd < 0)
-    {
-      if ((*err)->errnum == ENOENT)
-        {
-          err_freep (err);
-          return err_take (err, ENOENT, xasprintf ("container \"%s\" does not exist", id));
-        }
-      return -1;
-    }
-  o->dirfd = state_dir_open (o->rootfd, id, lock, err);
-  if (o->dirfd < 0)
-    return -1;
-  return state_read (o->dirfd, id, &o->st, err);
-}
 
 /* The name of UID in the host's passwd, else "#UID". */
 static char *
@@ -133,15 +93,6 @@ signal_init (const container_state *st, int sig, ocisbx_err **err)
   if (fd < 0 || syscall (SYS_pidfd_send_signal, fd, sig, NULL, 0) < 0)
     return err_set (err, errno, "signal %d to the container's init (pid %d)", sig, (int) st->pid);
   return 0;
-}
-
-static int
-load_cgroup (const container_state *st, cgroup_manager **m, ocisbx_err **err)
-{
-  *m = NULL;
-  if (st->cgroup == NULL || st->cgroup[0] == '\0')
-    return err_set (err, ENOENT, "no cgroup recorded");
-  return cgroup_load (CGROUP_FS_ROOT, st->cgroup, m, err);
 }
 
 /* ---- start ---- */
@@ -226,21 +177,21 @@ container_start (const char *root, const char *id, ocisbx_err **err)
   pid_t pid;
 
   {
-    cleanup_opened opened o;
+    cleanup_container container_handle h;
 
-    if (open_container (root, id, LOCK_EX, &o, err) < 0)
+    if (container_open (root, id, LOCK_EX, &h, err) < 0)
       return -1;
-    if (host && notify_dir_exists (o.dirfd))
+    if (host && notify_dir_exists (h.dirfd))
       {
-        notify = notify_listen (o.dirfd, err);
-        pidfd = init_pidfd (o.st);
+        notify = notify_listen (h.dirfd, err);
+        pidfd = init_pidfd (h.st);
         if (notify < 0)
           return -1;
       }
-    if (container_start_at (o.dirfd, o.st, err) < 0)
+    if (container_start_at (h.dirfd, h.st, err) < 0)
       return -1;
-    container_poststart (o.st);
-    pid = o.st->pid;
+    container_poststart (h.st);
+    pid = h.st->pid;
   }
   if (notify >= 0 && notify_wait_ready (notify, host, pid, pidfd, err) < 0)
     return -1;
@@ -253,15 +204,14 @@ container_start (const char *root, const char *id, ocisbx_err **err)
    its own they outlive the init, so a stopped container is signalled too (as runc);
    one whose cgroups are gone has nothing left: done. */
 static int
-kill_all (const container_state *st, container_status status, int sig, ocisbx_err **err)
+kill_all (container_handle *h, int sig, ocisbx_err **err)
 {
-  cgroup_manager *m = NULL;
-  int r = load_cgroup (st, &m, err);
+  cgroup_manager *m;
+  int r = container_cgroups (h, &m, err);
 
   if (r == 0)
     r = cgroup_kill_all (m, sig, err);
-  cgroup_manager_free (m);
-  if (r < 0 && (status == STATUS_STOPPED || status == STATUS_CREATING) && (*err)->errnum == ENOENT)
+  if (r < 0 && (h->status == STATUS_STOPPED || h->status == STATUS_CREATING) && (*err)->errnum == ENOENT)
     {
       err_freep (err);
       return 0;
@@ -272,15 +222,15 @@ kill_all (const container_state *st, container_status status, int sig, ocisbx_er
 int
 container_kill (const char *root, const char *id, int sig, bool all, ocisbx_err **err)
 {
-  cleanup_opened opened o;
+  cleanup_container container_handle h;
   container_status status;
 
-  if (open_container (root, id, 0, &o, err) < 0)
+  if (container_open (root, id, 0, &h, err) < 0)
     return -1;
-  status = state_status (o.dirfd, o.st);
+  status = container_status_now (&h);
   if (all)
     {
-      if (kill_all (o.st, status, sig, err) == 0)
+      if (kill_all (&h, sig, err) == 0)
         return 0;
       if (status == STATUS_STOPPED || status == STATUS_CREATING)
         return err_wrap (err, "kill --all \"%s\"", id);
@@ -290,7 +240,7 @@ container_kill (const char *root, const char *id, int sig, bool all, ocisbx_err 
   /* containerd (CRI) takes a kill error for "already gone" only by these words */
   if (status == STATUS_STOPPED || status == STATUS_CREATING)
     return err_set (err, 0, "cannot signal container \"%s\": container not running", id);
-  return signal_init (o.st, sig, err);
+  return signal_init (h.st, sig, err);
 }
 
 /* ---- delete ---- */
@@ -328,19 +278,20 @@ adopt_recorded_init (int dirfd, container_state *st)
 }
 
 int
-container_delete_at (int rootfd, int dirfd, const char *id, container_state *st, bool force, ocisbx_err **err)
+container_delete_at (container_handle *h, bool force, ocisbx_err **err)
 {
+  container_state *st = h->st;
   container_status status;
   cgroup_manager *m = NULL;
   cleanup_err ocisbx_err *e = NULL;
 
   if (st->pid == 0)
-    adopt_recorded_init (dirfd, st);
-  status = state_status (dirfd, st);
+    adopt_recorded_init (h->dirfd, st);
+  status = container_status_now (h);
   if ((status == STATUS_RUNNING || status == STATUS_PAUSED) && !force)
-    return err_set (err, 0, "cannot delete container \"%s\" that is not stopped: %s (use --force)", id,
+    return err_set (err, 0, "cannot delete container \"%s\" that is not stopped: %s (use --force)", h->id,
                     container_status_name (status));
-  if (load_cgroup (st, &m, &e) < 0)
+  if (container_cgroups (h, &m, &e) < 0)
     {
       log_debug ("delete: %s", e->msg);
       err_freep (&e);
@@ -354,21 +305,17 @@ container_delete_at (int rootfd, int dirfd, const char *id, container_state *st,
         err_freep (&e);
       wait_gone (st, 10000);
     }
-  if (m)
+  if (m && cgroup_destroy (m, &e) < 0)
     {
-      if (cgroup_destroy (m, &e) < 0)
-        {
-          log_warning ("delete: %s", e->msg);
-          err_freep (&e);
-        }
-      cgroup_manager_free (m);
+      log_warning ("delete: %s", e->msg);
+      err_freep (&e);
     }
   if (st->poststop_len)
     {
       cleanup_free char *doc = container_state_doc (st, STATUS_STOPPED, false);
       hooks_run_all (st->poststop, st->poststop_len, doc, "poststop");
     }
-  return state_dir_remove (rootfd, id, err);
+  return state_dir_remove (h->rootfd, h->id, err);
 }
 
 /* Delete without a readable state.json: WHY says what is wrong with it (NULL: there is
@@ -415,24 +362,24 @@ delete_without_state (int rootfd, int dirfd, const char *id, const char *why, oc
 int
 container_delete (const char *root, const char *id, bool force, ocisbx_err **err)
 {
-  cleanup_opened opened o;
+  cleanup_container container_handle h;
 
-  if (open_container (root, id, LOCK_EX, &o, err) < 0)
+  if (container_open (root, id, LOCK_EX, &h, err) < 0)
     {
       /* No state file (a create killed before writing it; we hold the lock, so no
          create is running), or an unreadable one with --force: what the init record
          names goes with the directory. */
-      if (o.dirfd >= 0 && o.st == NULL)
+      if (h.dirfd >= 0 && h.st == NULL)
         {
           if ((*err)->errnum == ENOENT)
             {
               err_freep (err);
-              return delete_without_state (o.rootfd, o.dirfd, id, NULL, err);
+              return delete_without_state (h.rootfd, h.dirfd, id, NULL, err);
             }
           {
             cleanup_err ocisbx_err *why = steal_ptr (err);
             if (force)
-              return delete_without_state (o.rootfd, o.dirfd, id, why->msg, err);
+              return delete_without_state (h.rootfd, h.dirfd, id, why->msg, err);
             return err_set (err, 0, "%s (`delete --force` kills the container, found by its init and cgroups "
                                     "records, and removes it)",
                             why->msg);
@@ -440,14 +387,14 @@ container_delete (const char *root, const char *id, bool force, ocisbx_err **err
         }
       /* As runc: --force of a container that is already gone succeeds, so that the
          racing clean-ups of an engine (rm -f, run --rm, conmon's exit) all do. */
-      if (force && o.dirfd < 0 && *err && (*err)->errnum == ENOENT)
+      if (force && h.dirfd < 0 && *err && (*err)->errnum == ENOENT)
         {
           err_freep (err);
           return 0;
         }
       return -1;
     }
-  return container_delete_at (o.rootfd, o.dirfd, id, o.st, force, err);
+  return container_delete_at (&h, force, err);
 }
 
 /* ---- state, list ---- */
@@ -455,11 +402,11 @@ container_delete (const char *root, const char *id, bool force, ocisbx_err **err
 int
 container_state_json (const char *root, const char *id, char **json, ocisbx_err **err)
 {
-  cleanup_opened opened o;
+  cleanup_container container_handle h;
 
-  if (open_container (root, id, 0, &o, err) < 0)
+  if (container_open (root, id, 0, &h, err) < 0)
     return -1;
-  *json = state_doc (o.st, state_status (o.dirfd, o.st), true, true);
+  *json = state_doc (h.st, container_status_now (&h), true, true);
   return 0;
 }
 
@@ -563,46 +510,62 @@ container_info_free (container_info *infos, size_t n)
   free (infos);
 }
 
-static void
-gen_str (yajl_gen g, const char *key, const char *val)
+/* runc's `list --format json`: an array of these, in this order, every field present. */
+typedef struct list_entry
 {
-  yajl_gen_string (g, (const unsigned char *) key, strlen (key));
-  if (val)
-    yajl_gen_string (g, (const unsigned char *) val, strlen (val));
-  else
-    yajl_gen_string (g, (const unsigned char *) "", 0);
+  char *oci_version;
+  char *id;
+  int32_t pid;
+  char *status;
+  char *bundle;
+  char *rootfs;
+  char *created;
+  char *owner;
+} list_entry;
+
+#define LF(json, kind, m) { json, kind, OCISPEC_F_REQUIRED, offsetof (list_entry, m), 0, NULL, NULL, NULL }
+static const ocispec_field list_entry_fields[] = {
+  LF ("ociVersion", OCISPEC_STRING, oci_version), LF ("id", OCISPEC_STRING, id),
+  LF ("pid", OCISPEC_INT32, pid),                 LF ("status", OCISPEC_STRING, status),
+  LF ("bundle", OCISPEC_STRING, bundle),          LF ("rootfs", OCISPEC_STRING, rootfs),
+  LF ("created", OCISPEC_STRING, created),        LF ("owner", OCISPEC_STRING, owner),
+};
+static const ocispec_type list_entry_type = { "list_entry", sizeof (list_entry), list_entry_fields,
+                                              sizeof list_entry_fields / sizeof list_entry_fields[0], NULL };
+
+typedef struct list_doc
+{
+  list_entry *entries;
+  size_t entries_len;
+} list_doc;
+static const ocispec_field list_doc_field
+    = { "", OCISPEC_OBJARR, 0, offsetof (list_doc, entries), offsetof (list_doc, entries_len), &list_entry_type, NULL, NULL };
+
+static char *
+or_empty (char *s)
+{
+  return s ? s : (char *) "";
 }
 
-char *
-container_list_json (const container_info *infos, size_t n)
+int
+container_list_json (const container_info *infos, size_t n, char **json, ocisbx_err **err)
 {
-  yajl_gen g = yajl_gen_alloc (NULL);
-  const unsigned char *buf;
-  size_t len;
-  char *out;
+  cleanup_free list_entry *e = xmalloc0 ((n ? n : 1) * sizeof *e);
+  list_doc doc = { e, n };
+  char *msg = NULL;
 
-  yajl_gen_config (g, yajl_gen_beautify, 0);
-  yajl_gen_array_open (g);
   for (size_t i = 0; i < n; i++)
-    {
-      const container_info *c = &infos[i];
-
-      yajl_gen_map_open (g);
-      gen_str (g, "ociVersion", c->oci_version);
-      gen_str (g, "id", c->id);
-      yajl_gen_string (g, (const unsigned char *) "pid", 3);
-      yajl_gen_integer (g, c->pid);
-      gen_str (g, "status", container_status_name (c->status));
-      gen_str (g, "bundle", c->bundle);
-      gen_str (g, "rootfs", c->rootfs);
-      gen_str (g, "created", c->created);
-      gen_str (g, "owner", c->owner_name);
-      yajl_gen_map_close (g);
-    }
-  yajl_gen_array_close (g);
-  yajl_gen_get_buf (g, &buf, &len);
-  out = xmalloc0 (len + 1);
-  memcpy (out, buf, len);
-  yajl_gen_free (g);
-  return out;
+    e[i] = (list_entry){
+      .oci_version = or_empty (infos[i].oci_version),
+      .id = or_empty (infos[i].id),
+      .pid = infos[i].pid,
+      .status = (char *) container_status_name (infos[i].status),
+      .bundle = or_empty (infos[i].bundle),
+      .rootfs = or_empty (infos[i].rootfs),
+      .created = or_empty (infos[i].created),
+      .owner = or_empty (infos[i].owner_name),
+    };
+  if (ocispec_generate_value (&list_doc_field, &doc, false, json, NULL, &msg) < 0)
+    return err_take (err, 0, msg);
+  return 0;
 }

@@ -44,7 +44,13 @@ delete_after_run (create_ctx *c, pid_t pid, ocisbx_err **err)
     return 0;
   create_ctx_state (c, &st, &cg); /* what state.json holds: nothing rewrites it */
   st.pid = pid;
-  return container_delete_at (c->rootfd, dirfd, c->o->id, &st, true, err);
+  {
+    /* a handle on what is in memory: the fds and the state stay ours */
+    container_handle h = { .id = c->o->id, .rootfd = c->rootfd, .dirfd = dirfd, .st = &st };
+    int r = container_delete_at (&h, true, err);
+    cgroup_manager_free (h.cg);
+    return r;
+  }
 }
 
 /* The init runs the process as soon as it is ready (start_now): no exec fifo to open.
@@ -63,7 +69,7 @@ run_poststart (create_ctx *c)
   do
     n = recv (c->sp.sync_parent, &b, 1, 0);
   while (n > 0 || (n < 0 && errno == EINTR));
-  doc = create_state_json (c, "running");
+  doc = create_state_json (c, STATUS_RUNNING);
   hooks_run_all (h->poststart, h->poststart_len, doc, "poststart");
 }
 

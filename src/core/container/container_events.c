@@ -1,0 +1,120 @@
+/* events: a container's stats and OOM kills as runc's JSON lines, until it exits. */
+#include <config.h>
+#include "core/container/container.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/cgroups/stats.h"
+#include "core/container/handle.h"
+#include "core/log.h"
+#include "core/utils.h"
+
+/* {"type":"oom","id":ID} */
+typedef struct oom_event
+{
+  char *type;
+  char *id;
+} oom_event;
+
+#define EF(json, m) { json, OCISPEC_STRING, OCISPEC_F_REQUIRED, offsetof (oom_event, m), 0, NULL, NULL, NULL }
+static const ocispec_field oom_event_fields[] = { EF ("type", type), EF ("id", id) };
+static const ocispec_type oom_event_type
+    = { "oom_event", sizeof (oom_event), oom_event_fields, sizeof oom_event_fields / sizeof oom_event_fields[0], NULL };
+
+static int
+emit_oom (const char *id, container_out_fn emit, void *arg, ocisbx_err **err)
+{
+  oom_event e = { (char *) "oom", (char *) id };
+  cleanup_free char *line = NULL;
+  char *msg = NULL;
+
+  if (ocispec_generate (&oom_event_type, &e, false, &line, NULL, &msg) < 0)
+    return err_take (err, 0, msg);
+  emit (line, arg);
+  return 0;
+}
+
+static int
+emit_stats (cgroup_manager *m, const char *id, container_out_fn emit, void *arg, ocisbx_err **err)
+{
+  cleanup_free char *json = NULL, *line = NULL;
+  cgroup_stats s;
+
+  if (cgroup_stats_read (m, &s, err) < 0)
+    return -1;
+  json = cgroup_stats_event_json (id, &s);
+  cgroup_stats_free (&s);
+  line = xasprintf ("%s\n", json);
+  emit (line, arg);
+  return 0;
+}
+
+static long
+now_ms (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Stats every INTERVAL ms and OOM kills, until the init exits or its cgroups go. */
+static int
+watch (container_handle *h, cgroup_manager *m, long interval, container_out_fn emit, void *arg, ocisbx_err **err)
+{
+  cleanup_close int oom_fd = cgroup_oom_fd (m, err);
+  long next = now_ms ();
+
+  if (oom_fd < 0)
+    {
+      log_warning ("events: no OOM notifications: %s", (*err)->msg);
+      err_freep (err);
+    }
+  while (state_init_alive (h->st))
+    {
+      struct pollfd p = { .fd = oom_fd, .events = POLLIN };
+      long wait = next - now_ms ();
+      /* wake up at least every second to notice that the container is gone */
+      int r = poll (oom_fd >= 0 ? &p : NULL, oom_fd >= 0, wait < 0 ? 0 : wait > 1000 ? 1000 : wait);
+
+      if (r < 0 && errno != EINTR)
+        return err_set (err, errno, "events: poll");
+      if (r > 0 && (p.revents & POLLIN))
+        {
+          int o = cgroup_oom_ack (m, oom_fd, err);
+          if (o < 0 || (o > 0 && emit_oom (h->id, emit, arg, err) < 0))
+            return -1;
+        }
+      if (now_ms () >= next)
+        {
+          if (emit_stats (m, h->id, emit, arg, err) < 0)
+            {
+              /* the cgroup went away with the container */
+              err_freep (err);
+              return 0;
+            }
+          next += interval;
+        }
+    }
+  return 0;
+}
+
+int
+container_events (const char *root, const char *id, bool stats_only, long interval_ms, container_out_fn emit,
+                  void *arg, ocisbx_err **err)
+{
+  cleanup_container container_handle h;
+  cgroup_manager *m;
+
+  if (container_open_cgroups (root, id, 0, &h, &m, err) < 0)
+    return -1;
+  if (container_status_now (&h) == STATUS_STOPPED)
+    return err_set (err, 0, "container `%s` is not running", id);
+  if (stats_only)
+    return emit_stats (m, id, emit, arg, err);
+  return watch (&h, m, interval_ms, emit, arg, err);
+}
