@@ -470,9 +470,10 @@ parse_text (pctx *c, const ocispec_type *t, const char *data, size_t len, void *
       return fail (c, "invalid JSON: %s", m);
     }
   ocispec_cleanup_free char *dup = NULL;
+  size_t at = c->path.len; /* ocispec_parse_at's */
   if (ocispec_check_duplicates (tree, &c->path, &dup) < 0)
     return fail (c, "%s", dup);
-  ocispec_path_pop (&c->path, 0);
+  ocispec_path_pop (&c->path, at);
   if (!YAJL_IS_OBJECT (tree))
     return type_error (c, "an object", tree, false);
 
