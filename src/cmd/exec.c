@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,41 +105,141 @@ parse_bool (const char *s)
   return -1;
 }
 
+enum
+{
+  OPT_CONSOLE_SOCKET = 256,
+  OPT_PID_FILE,
+  OPT_CWD,
+  OPT_NO_NEW_PRIVS,
+  OPT_PRESERVE_FDS,
+  OPT_PROCESS_LABEL,
+  OPT_APPARMOR,
+  OPT_IGNORE_PAUSED,
+  OPT_KILL_TREE,
+};
+
+static const struct option exec_options[] = {
+  { "process", required_argument, NULL, 'p' },
+  { "tty", no_argument, NULL, 't' },
+  { "console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET },
+  { "detach", no_argument, NULL, 'd' },
+  { "pid-file", required_argument, NULL, OPT_PID_FILE },
+  { "cwd", required_argument, NULL, OPT_CWD },
+  { "env", required_argument, NULL, 'e' },
+  { "user", required_argument, NULL, 'u' },
+  { "additional-gids", required_argument, NULL, 'g' },
+  { "cap", required_argument, NULL, 'c' },
+  { "no-new-privs", optional_argument, NULL, OPT_NO_NEW_PRIVS },
+  { "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
+  { "process-label", required_argument, NULL, OPT_PROCESS_LABEL },
+  { "apparmor", required_argument, NULL, OPT_APPARMOR },
+  { "ignore-paused", no_argument, NULL, OPT_IGNORE_PAUSED },
+  { "kill-tree", optional_argument, NULL, OPT_KILL_TREE },
+  { "help", no_argument, NULL, 'h' },
+  { NULL, 0, NULL, 0 },
+};
+
+/* The options that store their argument (a string) or set a flag (a bool). */
+static const struct
+{
+  int opt;
+  bool is_flag;
+  size_t offset; /* in exec_opts */
+} plain_options[] = {
+  { 'p', false, offsetof (exec_opts, process_file) },
+  { OPT_CONSOLE_SOCKET, false, offsetof (exec_opts, console_socket) },
+  { OPT_PID_FILE, false, offsetof (exec_opts, pid_file) },
+  { OPT_CWD, false, offsetof (exec_opts, cwd) },
+  { OPT_PROCESS_LABEL, false, offsetof (exec_opts, process_label) },
+  { OPT_APPARMOR, false, offsetof (exec_opts, apparmor) },
+  { 't', true, offsetof (exec_opts, tty) },
+  { 'd', true, offsetof (exec_opts, detach) },
+  { OPT_IGNORE_PAUSED, true, offsetof (exec_opts, ignore_paused) },
+};
+
+/* Option C with ARG when it is a plain one (or a repeatable list: -e, -c): true. */
+static bool
+set_plain (exec_opts *o, int c, const char *arg)
+{
+  char *base = (char *) o;
+
+  if (c == 'e' || c == 'c')
+    {
+      if (c == 'e')
+        o->env[o->n_env++] = (char *) arg;
+      else
+        o->caps[o->n_caps++] = (char *) arg;
+      return true;
+    }
+  for (size_t i = 0; i < sizeof plain_options / sizeof plain_options[0]; i++)
+    if (plain_options[i].opt == c)
+      {
+        if (plain_options[i].is_flag)
+          *(bool *) (base + plain_options[i].offset) = true;
+        else
+          *(const char **) (base + plain_options[i].offset) = arg;
+        return true;
+      }
+  return false;
+}
+
+/* The options whose value is read: 0, or the usage error's exit code; -1 for another
+   option. */
+static int
+set_parsed (exec_opts *o, int c, const char *arg, size_t max_gids)
+{
+  char *end;
+  long n;
+
+  switch (c)
+    {
+    case 'u':
+      if (parse_user (arg, o) < 0)
+        return cmd_usage_error ("exec", "--user \"%s\": not UID[:GID] (numbers)", arg);
+      return 0;
+    case 'g':
+      if (parse_gids (arg, o, max_gids) < 0)
+        return cmd_usage_error ("exec", "--additional-gids \"%s\": not a group id", arg);
+      return 0;
+    case OPT_NO_NEW_PRIVS:
+      o->no_new_privs = parse_bool (arg);
+      if (o->no_new_privs < 0)
+        return cmd_usage_error ("exec", "--no-new-privs=%s: true or false", arg);
+      return 0;
+    case OPT_PRESERVE_FDS:
+      n = strtol (arg, &end, 10);
+      if (*arg == '\0' || *end || n < 0 || n > 65536)
+        return cmd_usage_error ("exec", "--preserve-fds: \"%s\" is not a count of fds", arg);
+      o->preserve_fds = (int) n;
+      return 0;
+    case OPT_KILL_TREE:
+      o->kill_tree = parse_bool (arg);
+      if (o->kill_tree < 0)
+        return cmd_usage_error ("exec", "--kill-tree=%s: true or false", arg);
+      return 0;
+    }
+  return -1;
+}
+
+/* The operands: the id, then a command (or --process). */
+static int
+set_operands (exec_opts *o, int argc, char **argv, int optind)
+{
+  if (optind >= argc)
+    return cmd_usage_error ("exec", "a container id is required");
+  o->id = argv[optind++];
+  o->args = argv + optind;
+  o->n_args = argc - optind;
+  if (o->process_file && o->n_args)
+    return cmd_usage_error ("exec", "--process and a command cannot be given together");
+  if (o->process_file == NULL && o->n_args == 0)
+    return cmd_usage_error ("exec", "a command to run is required (or --process FILE)");
+  return 0;
+}
+
 int
 cmd_exec (const ocisbx_globals *g, int argc, char **argv)
 {
-  enum
-  {
-    OPT_CONSOLE_SOCKET = 256,
-    OPT_PID_FILE,
-    OPT_CWD,
-    OPT_NO_NEW_PRIVS,
-    OPT_PRESERVE_FDS,
-    OPT_PROCESS_LABEL,
-    OPT_APPARMOR,
-    OPT_IGNORE_PAUSED,
-    OPT_KILL_TREE,
-  };
-  static const struct option opts[] = {
-    { "process", required_argument, NULL, 'p' },
-    { "tty", no_argument, NULL, 't' },
-    { "console-socket", required_argument, NULL, OPT_CONSOLE_SOCKET },
-    { "detach", no_argument, NULL, 'd' },
-    { "pid-file", required_argument, NULL, OPT_PID_FILE },
-    { "cwd", required_argument, NULL, OPT_CWD },
-    { "env", required_argument, NULL, 'e' },
-    { "user", required_argument, NULL, 'u' },
-    { "additional-gids", required_argument, NULL, 'g' },
-    { "cap", required_argument, NULL, 'c' },
-    { "no-new-privs", optional_argument, NULL, OPT_NO_NEW_PRIVS },
-    { "preserve-fds", required_argument, NULL, OPT_PRESERVE_FDS },
-    { "process-label", required_argument, NULL, OPT_PROCESS_LABEL },
-    { "apparmor", required_argument, NULL, OPT_APPARMOR },
-    { "ignore-paused", no_argument, NULL, OPT_IGNORE_PAUSED },
-    { "kill-tree", optional_argument, NULL, OPT_KILL_TREE },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
   cleanup_free char **env = xmalloc0 ((argc + 1) * sizeof (char *));
   cleanup_free char **caps = xmalloc0 ((argc + 1) * sizeof (char *));
   cleanup_free gid_t *gids = NULL;
@@ -159,85 +260,27 @@ cmd_exec (const ocisbx_globals *g, int argc, char **argv)
   o.no_new_privs = -1;
   o.kill_tree = -1;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+p:tde:u:g:c:h", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+p:tde:u:g:c:h", exec_options, NULL)) != -1)
     {
-      char *end;
-      long n;
-      switch (c)
+      int r;
+
+      if (set_plain (&o, c, optarg))
+        continue;
+      r = set_parsed (&o, c, optarg, max_gids);
+      if (r > 0)
+        return r;
+      if (r == 0)
+        continue;
+      if (c == 'h')
         {
-        case 'p':
-          o.process_file = optarg;
-          break;
-        case 't':
-          o.tty = true;
-          break;
-        case OPT_CONSOLE_SOCKET:
-          o.console_socket = optarg;
-          break;
-        case 'd':
-          o.detach = true;
-          break;
-        case OPT_PID_FILE:
-          o.pid_file = optarg;
-          break;
-        case OPT_CWD:
-          o.cwd = optarg;
-          break;
-        case 'e':
-          o.env[o.n_env++] = optarg;
-          break;
-        case 'u':
-          if (parse_user (optarg, &o) < 0)
-            return cmd_usage_error ("exec", "--user \"%s\": not UID[:GID] (numbers)", optarg);
-          break;
-        case 'g':
-          if (parse_gids (optarg, &o, max_gids) < 0)
-            return cmd_usage_error ("exec", "--additional-gids \"%s\": not a group id", optarg);
-          break;
-        case 'c':
-          o.caps[o.n_caps++] = optarg;
-          break;
-        case OPT_NO_NEW_PRIVS:
-          o.no_new_privs = parse_bool (optarg);
-          if (o.no_new_privs < 0)
-            return cmd_usage_error ("exec", "--no-new-privs=%s: true or false", optarg);
-          break;
-        case OPT_PRESERVE_FDS:
-          n = strtol (optarg, &end, 10);
-          if (*optarg == '\0' || *end || n < 0 || n > 65536)
-            return cmd_usage_error ("exec", "--preserve-fds: \"%s\" is not a count of fds", optarg);
-          o.preserve_fds = (int) n;
-          break;
-        case OPT_PROCESS_LABEL:
-          o.process_label = optarg;
-          break;
-        case OPT_APPARMOR:
-          o.apparmor = optarg;
-          break;
-        case OPT_IGNORE_PAUSED:
-          o.ignore_paused = true;
-          break;
-        case OPT_KILL_TREE:
-          o.kill_tree = parse_bool (optarg);
-          if (o.kill_tree < 0)
-            return cmd_usage_error ("exec", "--kill-tree=%s: true or false", optarg);
-          break;
-        case 'h':
           fputs (exec_help, stdout);
           return 0;
-        default:
-          return cmd_usage_error ("exec", "unknown option %s", argv[optind - 1]);
         }
+      return cmd_usage_error ("exec", "unknown option %s", argv[optind - 1]);
     }
-  if (optind >= argc)
-    return cmd_usage_error ("exec", "a container id is required");
-  o.id = argv[optind++];
-  o.args = argv + optind;
-  o.n_args = argc - optind;
-  if (o.process_file && o.n_args)
-    return cmd_usage_error ("exec", "--process and a command cannot be given together");
-  if (o.process_file == NULL && o.n_args == 0)
-    return cmd_usage_error ("exec", "a command to run is required (or --process FILE)");
+  code = set_operands (&o, argc, argv, optind);
+  if (code != 0)
+    return code;
   if (container_exec (&o, &code, &err) < 0)
     {
       cmd_fail (err);

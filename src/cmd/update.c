@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,28 +145,6 @@ read_input (const char *path, char **out, size_t *len, ocisbx_err **err)
   return 0;
 }
 
-enum
-{
-  OPT_MEMORY = 256,
-  OPT_MEMORY_SWAP,
-  OPT_MEMORY_RESERVATION,
-  OPT_KERNEL_MEMORY,
-  OPT_KERNEL_MEMORY_TCP,
-  OPT_CPU_SHARE,
-  OPT_CPU_QUOTA,
-  OPT_CPU_PERIOD,
-  OPT_CPU_BURST,
-  OPT_CPU_RT_RUNTIME,
-  OPT_CPU_RT_PERIOD,
-  OPT_CPU_IDLE,
-  OPT_CPUSET_CPUS,
-  OPT_CPUSET_MEMS,
-  OPT_BLKIO_WEIGHT,
-  OPT_PIDS_LIMIT,
-  OPT_L3_CACHE,
-  OPT_MEM_BW,
-};
-
 /* The resources built from flags: every pointer aims into this storage. */
 typedef struct flag_resources
 {
@@ -179,41 +158,130 @@ typedef struct flag_resources
   uint16_t weight;
 } flag_resources;
 
+/* How a flag's value is read. */
+typedef enum flag_kind
+{
+  F_SIZE,   /* int64_t: 512k, 1G, -1 */
+  F_LIMIT,  /* int64_t: a number, or -1 for none */
+  F_I64,    /* int64_t */
+  F_U64,    /* uint64_t */
+  F_WEIGHT, /* uint64_t, at most 1000, stored as the uint16_t blkio weight */
+  F_STR,    /* the argument itself */
+  F_RDT,    /* Intel RDT: refused */
+} flag_kind;
+
+#define FR(m) offsetof (flag_resources, m)
+#define NONE ((size_t) -1)
+
+/* One flag: its value goes to VALUE (NONE: straight into FIELD), FIELD of the section
+   (a pointer to the value, or the value itself) and the section is linked into res. */
+typedef struct update_flag
+{
+  const char *name;
+  flag_kind kind;
+  size_t value, field, section, link;
+} update_flag;
+
+static const update_flag update_flags[] = {
+  { "memory", F_SIZE, FR (limit), FR (mem.limit), FR (mem), FR (res.memory) },
+  { "memory-swap", F_SIZE, FR (swap), FR (mem.swap), FR (mem), FR (res.memory) },
+  { "memory-reservation", F_SIZE, FR (reservation), FR (mem.reservation), FR (mem), FR (res.memory) },
+  { "kernel-memory", F_SIZE, FR (kernel), FR (mem.kernel), FR (mem), FR (res.memory) },
+  { "kernel-memory-tcp", F_SIZE, FR (kernel_tcp), FR (mem.kernel_tcp), FR (mem), FR (res.memory) },
+  { "cpu-share", F_U64, FR (shares), FR (cpu.shares), FR (cpu), FR (res.cpu) },
+  { "cpu-shares", F_U64, FR (shares), FR (cpu.shares), FR (cpu), FR (res.cpu) },
+  { "cpu-quota", F_LIMIT, FR (quota), FR (cpu.quota), FR (cpu), FR (res.cpu) },
+  { "cpu-period", F_U64, FR (period), FR (cpu.period), FR (cpu), FR (res.cpu) },
+  { "cpu-burst", F_U64, FR (burst), FR (cpu.burst), FR (cpu), FR (res.cpu) },
+  { "cpu-rt-runtime", F_LIMIT, FR (rt_runtime), FR (cpu.realtime_runtime), FR (cpu), FR (res.cpu) },
+  { "cpu-rt-period", F_U64, FR (rt_period), FR (cpu.realtime_period), FR (cpu), FR (res.cpu) },
+  { "cpu-idle", F_I64, FR (idle), FR (cpu.idle), FR (cpu), FR (res.cpu) },
+  { "cpuset-cpus", F_STR, NONE, FR (cpu.cpus), FR (cpu), FR (res.cpu) },
+  { "cpuset-mems", F_STR, NONE, FR (cpu.mems), FR (cpu), FR (res.cpu) },
+  { "blkio-weight", F_WEIGHT, FR (weight), FR (blkio.weight), FR (blkio), FR (res.block_io) },
+  { "pids-limit", F_LIMIT, NONE, FR (pids.limit), FR (pids), FR (res.pids) },
+  { "l3-cache-schema", F_RDT, NONE, NONE, NONE, NONE },
+  { "mem-bw-schema", F_RDT, NONE, NONE, NONE, NONE },
+};
+#define N_FLAGS (sizeof update_flags / sizeof update_flags[0])
+
+/* Read ARG as KIND says into DST: -1 when it is not a valid value. */
+static int
+parse_value (flag_kind kind, const char *arg, void *dst)
+{
+  uint64_t w;
+
+  switch (kind)
+    {
+    case F_SIZE:
+      return parse_size (arg, dst);
+    case F_LIMIT:
+      return parse_limit (arg, dst);
+    case F_I64:
+      return parse_i64 (arg, dst);
+    case F_U64:
+      return parse_u64 (arg, dst);
+    case F_WEIGHT:
+      if (parse_u64 (arg, &w) < 0 || w > 1000)
+        return -1;
+      *(uint16_t *) dst = (uint16_t) w;
+      return 0;
+    case F_STR:
+      *(const char **) dst = arg;
+      return 0;
+    case F_RDT:
+      break;
+    }
+  return -1;
+}
+
+/* Flag FL set to ARG in F: the value, the section's field aiming at it, the section
+   linked into F->res. */
+static int
+set_flag (flag_resources *f, const update_flag *fl, const char *arg)
+{
+  char *base = (char *) f;
+  void *dst = base + (fl->value != NONE ? fl->value : fl->field);
+
+  if (parse_value (fl->kind, arg, dst) < 0)
+    return -1;
+  if (fl->value != NONE)
+    *(void **) (base + fl->field) = dst;
+  *(void **) (base + fl->link) = base + fl->section;
+  return 0;
+}
+
+/* getopt's table: -r, --help and update_flags; flags that set the same field (--cpu-share,
+   --cpu-shares) share a value, so that a prefix of both is not ambiguous. */
+static void
+update_options (struct option *opts)
+{
+  size_t n = 0;
+
+  opts[n++] = (struct option){ "resources", required_argument, NULL, 'r' };
+  for (size_t i = 0; i < N_FLAGS; i++)
+    {
+      size_t first = i;
+      while (first > 0 && update_flags[first - 1].field == update_flags[i].field && update_flags[i].field != NONE)
+        first--;
+      opts[n++] = (struct option){ update_flags[i].name, required_argument, NULL, 256 + (int) first };
+    }
+  opts[n++] = (struct option){ "help", no_argument, NULL, 'h' };
+  opts[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
 int
 cmd_update (const ocisbx_globals *g, int argc, char **argv)
 {
-  static const struct option opts[] = {
-    { "resources", required_argument, NULL, 'r' },
-    { "memory", required_argument, NULL, OPT_MEMORY },
-    { "memory-swap", required_argument, NULL, OPT_MEMORY_SWAP },
-    { "memory-reservation", required_argument, NULL, OPT_MEMORY_RESERVATION },
-    { "kernel-memory", required_argument, NULL, OPT_KERNEL_MEMORY },
-    { "kernel-memory-tcp", required_argument, NULL, OPT_KERNEL_MEMORY_TCP },
-    { "cpu-share", required_argument, NULL, OPT_CPU_SHARE },
-    { "cpu-shares", required_argument, NULL, OPT_CPU_SHARE },
-    { "cpu-quota", required_argument, NULL, OPT_CPU_QUOTA },
-    { "cpu-period", required_argument, NULL, OPT_CPU_PERIOD },
-    { "cpu-burst", required_argument, NULL, OPT_CPU_BURST },
-    { "cpu-rt-runtime", required_argument, NULL, OPT_CPU_RT_RUNTIME },
-    { "cpu-rt-period", required_argument, NULL, OPT_CPU_RT_PERIOD },
-    { "cpu-idle", required_argument, NULL, OPT_CPU_IDLE },
-    { "cpuset-cpus", required_argument, NULL, OPT_CPUSET_CPUS },
-    { "cpuset-mems", required_argument, NULL, OPT_CPUSET_MEMS },
-    { "blkio-weight", required_argument, NULL, OPT_BLKIO_WEIGHT },
-    { "pids-limit", required_argument, NULL, OPT_PIDS_LIMIT },
-    { "l3-cache-schema", required_argument, NULL, OPT_L3_CACHE },
-    { "mem-bw-schema", required_argument, NULL, OPT_MEM_BW },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
+  struct option opts[N_FLAGS + 3];
   flag_resources f;
   const char *resources_file = NULL;
   const oci_resources *res = &f.res;
   oci_resources *parsed = NULL;
   ocisbx_err *err = NULL;
   int c, li = -1, rc = 0;
-  bool bad = false;
 
+  update_options (opts);
   memset (&f, 0, sizeof f);
   opterr = 0;
   /* no "+": flags may follow the container id too, as runc takes them */
@@ -221,78 +289,29 @@ cmd_update (const ocisbx_globals *g, int argc, char **argv)
     {
       const char *opt = argv[optind - 1];
       cleanup_free char *optname = c >= 256 && li >= 0 ? xasprintf ("--%s", opts[li].name) : NULL;
+      const update_flag *fl = c >= 256 ? &update_flags[c - 256] : NULL;
+
+      if (fl && fl->kind == F_RDT)
+        {
+          fprintf (stderr, "ocisbx update: %s: Intel RDT is not supported\n", optname ? optname : opt);
+          return 1;
+        }
+      if (fl && set_flag (&f, fl, optarg) < 0)
+        return cmd_usage_error ("update", "%s: invalid value \"%s\"", optname ? optname : opt, optarg);
+      li = -1;
       switch (c)
         {
         case 'r':
           resources_file = optarg;
           break;
-        case OPT_MEMORY:
-          bad = parse_size (optarg, &f.limit) < 0, f.mem.limit = &f.limit, f.res.memory = &f.mem;
-          break;
-        case OPT_MEMORY_SWAP:
-          bad = parse_size (optarg, &f.swap) < 0, f.mem.swap = &f.swap, f.res.memory = &f.mem;
-          break;
-        case OPT_MEMORY_RESERVATION:
-          bad = parse_size (optarg, &f.reservation) < 0, f.mem.reservation = &f.reservation, f.res.memory = &f.mem;
-          break;
-        case OPT_KERNEL_MEMORY:
-          bad = parse_size (optarg, &f.kernel) < 0, f.mem.kernel = &f.kernel, f.res.memory = &f.mem;
-          break;
-        case OPT_KERNEL_MEMORY_TCP:
-          bad = parse_size (optarg, &f.kernel_tcp) < 0, f.mem.kernel_tcp = &f.kernel_tcp, f.res.memory = &f.mem;
-          break;
-        case OPT_CPU_SHARE:
-          bad = parse_u64 (optarg, &f.shares) < 0, f.cpu.shares = &f.shares, f.res.cpu = &f.cpu;
-          break;
-        case OPT_CPU_QUOTA:
-          bad = parse_limit (optarg, &f.quota) < 0, f.cpu.quota = &f.quota, f.res.cpu = &f.cpu;
-          break;
-        case OPT_CPU_PERIOD:
-          bad = parse_u64 (optarg, &f.period) < 0, f.cpu.period = &f.period, f.res.cpu = &f.cpu;
-          break;
-        case OPT_CPU_BURST:
-          bad = parse_u64 (optarg, &f.burst) < 0, f.cpu.burst = &f.burst, f.res.cpu = &f.cpu;
-          break;
-        case OPT_CPU_RT_RUNTIME:
-          bad = parse_limit (optarg, &f.rt_runtime) < 0, f.cpu.realtime_runtime = &f.rt_runtime, f.res.cpu = &f.cpu;
-          break;
-        case OPT_CPU_RT_PERIOD:
-          bad = parse_u64 (optarg, &f.rt_period) < 0, f.cpu.realtime_period = &f.rt_period, f.res.cpu = &f.cpu;
-          break;
-        case OPT_CPU_IDLE:
-          bad = parse_i64 (optarg, &f.idle) < 0, f.cpu.idle = &f.idle, f.res.cpu = &f.cpu;
-          break;
-        case OPT_CPUSET_CPUS:
-          f.cpu.cpus = optarg, f.res.cpu = &f.cpu;
-          break;
-        case OPT_CPUSET_MEMS:
-          f.cpu.mems = optarg, f.res.cpu = &f.cpu;
-          break;
-        case OPT_BLKIO_WEIGHT:
-          {
-            uint64_t w;
-            bad = parse_u64 (optarg, &w) < 0 || w > 1000;
-            f.weight = (uint16_t) w, f.blkio.weight = &f.weight, f.res.block_io = &f.blkio;
-            break;
-          }
-        case OPT_PIDS_LIMIT:
-          bad = parse_limit (optarg, &f.pids.limit) < 0, f.res.pids = &f.pids;
-          break;
-        case OPT_L3_CACHE:
-        case OPT_MEM_BW:
-          fprintf (stderr, "ocisbx update: %s: Intel RDT is not supported\n", optname ? optname : opt);
-          return 1;
         case 'h':
           fputs (update_help, stdout);
           return 0;
         case ':':
           return cmd_usage_error ("update", "option \"%s\" needs an argument", opt);
-        default:
+        case '?':
           return cmd_usage_error ("update", "unknown option \"%s\"", opt);
         }
-      if (bad)
-        return cmd_usage_error ("update", "%s: invalid value \"%s\"", optname ? optname : opt, optarg);
-      li = -1;
     }
   if (optind >= argc)
     return cmd_usage_error ("update", "a container id is required");
