@@ -901,10 +901,86 @@ test_spec_command (void)
   rmdir (dir);
 }
 
+/* update -r's document: config.json's linux.resources alone, its errors naming the
+   field where config.json has it (ocispec_parse_at), a duplicate key too. */
+static void
+test_resources_document (void)
+{
+  static const char *const bad[][2] = {
+    { "{\"memory\": {\"limit\": -5}}",
+      "resources: .linux.resources.memory.limit: -5 is not a limit (a number, or -1 for unlimited)" },
+    { "{\"pids\": {\"limit\": \"x\"}}", "resources: .linux.resources.pids.limit: expected an integer" },
+    { "{\"pids\": {}, \"pids\": {}}", "resources: .linux.resources: duplicated key \"pids\"" },
+  };
+  oci_resources *r = NULL;
+  char *err = NULL;
+
+  CHECK (oci_resources_parse_data ("{\"pids\": {\"limit\": 30}}", 23, &r, &err) == 0);
+  CHECK (r && r->pids && r->pids->limit == 30);
+  oci_resources_free (r);
+  for (size_t i = 0; i < NELEMS (bad); i++)
+    {
+      r = NULL;
+      CHECK (oci_resources_parse_data (bad[i][0], strlen (bad[i][0]), &r, &err) < 0 && r == NULL);
+      if (err && strncmp (err, bad[i][1], strlen (bad[i][1])) != 0)
+        {
+          fprintf (stderr, "  got: %s\n  want: %s...\n", err, bad[i][1]);
+          CHECK (false);
+        }
+      free (err);
+      err = NULL;
+    }
+}
+
+/* A document that is not an object: a field's value alone (list --format json, ps
+   --format json). */
+typedef struct gen_item
+{
+  char *path;
+} gen_item;
+
+static const ocispec_field gen_item_fields[]
+    = { { "path", OCISPEC_STRING, OCISPEC_F_REQUIRED, offsetof (gen_item, path), 0, NULL, NULL, NULL } };
+static const ocispec_type gen_item_type = { "gen_item", sizeof (gen_item), gen_item_fields, 1, NULL };
+
+typedef struct gen_values
+{
+  uint32_t *nums;
+  size_t nums_len;
+  gen_item *hooks;
+  size_t hooks_len;
+} gen_values;
+
+static void
+test_generate_value (void)
+{
+  static const ocispec_field nums = { "", OCISPEC_UINT32ARR, 0, offsetof (gen_values, nums),
+                                      offsetof (gen_values, nums_len), NULL, NULL, NULL };
+  static const ocispec_field hooks = { "", OCISPEC_OBJARR, 0, offsetof (gen_values, hooks),
+                                       offsetof (gen_values, hooks_len), &gen_item_type, NULL, NULL };
+  uint32_t n[] = { 7, 42 };
+  gen_item h[] = { { .path = (char *) "/a" }, { .path = (char *) "/b\xff" } };
+  gen_values v = { n, 2, h, 1 };
+  char *json = NULL, *err = NULL;
+
+  CHECK (ocispec_generate_value (&nums, &v, false, &json, NULL, &err) == 0 && strcmp (json, "[7,42]\n") == 0);
+  free (json);
+  v.nums_len = 0;
+  CHECK (ocispec_generate_value (&nums, &v, false, &json, NULL, &err) == 0 && strcmp (json, "[]\n") == 0);
+  free (json);
+  CHECK (ocispec_generate_value (&hooks, &v, false, &json, NULL, &err) == 0
+         && strcmp (json, "[{\"path\":\"/a\"}]\n") == 0);
+  free (json);
+  v.hooks_len = 2; /* invalid UTF-8: an error naming the element */
+  CHECK (ocispec_generate_value (&hooks, &v, false, &json, NULL, &err) < 0 && json == NULL && err
+         && strstr (err, "[1].path") != NULL);
+  free (err);
+}
+
 UNIT_MAIN (T (test_config_errors), T (test_config_wrapper_errors), T (test_parse_file_errors),
            T (test_state_errors), T (test_features_errors), T (test_process_errors), T (test_deep_nesting),
            T (test_duplicate_in_large_object), T (test_full_config_values), T (test_null_means_absent),
            T (test_unknown_fields_ignored), T (test_roundtrip_config), T (test_roundtrip_state),
            T (test_roundtrip_features), T (test_generate_rules), T (test_generate_errors),
            T (test_schema_documents), T (test_tables_cover_structs), T (test_quote_and_paths), T (test_features_document),
-           T (test_spec_command))
+           T (test_spec_command), T (test_resources_document), T (test_generate_value))
