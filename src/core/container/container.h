@@ -1,4 +1,5 @@
-/* The container lifecycle: create, start, run, kill, delete, state, list.
+/* The container lifecycle: create, start, run, kill, delete, state, list; and on an existing
+ * container (handle.h) pause, resume, ps, update, events.
  *
  * create, top to bottom (container.c), every step named:
  *   parent  parse + validate config.json        nothing touched yet; the init's order
