@@ -65,8 +65,6 @@ size_t ocispec_path_key (ocispec_path *p, const char *key);
 size_t ocispec_path_index (ocispec_path *p, size_t i);
 void ocispec_path_pop (ocispec_path *p, size_t old_len);
 void ocispec_path_free (ocispec_path *p);
-/* Append the path element for KEY (".key" or "[\"odd key\"]") to a malloc'd string. */
-char *ocispec_path_join (const char *base, const char *key);
 
 /* Quote S for a one-line message: "..." with escapes, truncated to ~64 bytes. */
 #define OCISPEC_QUOTE_MAX 96
@@ -74,7 +72,6 @@ const char *ocispec_quote (char buf[OCISPEC_QUOTE_MAX], const char *s);
 
 /* malloc'd printf; aborts on ENOMEM. */
 char *ocispec_strdup_printf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-char *ocispec_strdup_vprintf (const char *fmt, va_list ap);
 char *ocispec_xstrdup (const char *s);
 /* The first error of a walk: *ERR = "PREFIX: .json.path: message" (no path at the top);
    a later error is dropped.  Returns -1. */
@@ -109,8 +106,5 @@ typedef struct ocispec_arena ocispec_arena;
 struct yajl_val_s *ocispec_tree_parse (const char *text, size_t len, char *ebuf, size_t ebuf_size,
                                        ocispec_arena **arena);
 void ocispec_arena_free (ocispec_arena *a);
-
-/* ociVersion check: "1.x.y[-pre][+build]"; the error names PATH. */
-int ocispec_check_version (const char *v, const char *path, char **err);
 
 #endif

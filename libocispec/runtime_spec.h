@@ -508,7 +508,6 @@ void oci_config_free (oci_config *c);
 
 /* DOC is the file's base name ("process.json"). */
 int oci_process_parse_file (const char *path, oci_process **out, char **err);
-int oci_process_parse_data (const char *data, size_t len, oci_process **out, char **err);
 int oci_process_generate (const oci_process *p, bool pretty, char **json, size_t *len, char **err);
 void oci_process_free (oci_process *p);
 
@@ -518,7 +517,6 @@ int oci_state_generate (const oci_state *s, bool pretty, char **json, size_t *le
 void oci_state_free (oci_state *s);
 
 /* DOC "features". */
-int oci_features_parse_data (const char *data, size_t len, oci_features **out, char **err);
 int oci_features_generate (const oci_features *f, bool pretty, char **json, size_t *len, char **err);
 void oci_features_free (oci_features *f);
 

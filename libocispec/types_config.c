@@ -68,7 +68,8 @@ read_number (const char **s, unsigned long *out)
   return true;
 }
 
-int
+/* ociVersion check: "1.x.y[-pre][+build]"; the error names PATH. */
+static int
 ocispec_check_version (const char *v, const char *path, char **err)
 {
   char q[OCISPEC_QUOTE_MAX];

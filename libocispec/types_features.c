@@ -67,12 +67,6 @@ static const ocispec_field features_fields[] = {
 const ocispec_type oci_features_type = OCISPEC_TYPE (oci_features, features_fields, NULL);
 
 int
-oci_features_parse_data (const char *data, size_t len, oci_features **out, char **err)
-{
-  return ocispec_parse (&oci_features_type, "features", data, len, (void **) out, err);
-}
-
-int
 oci_features_generate (const oci_features *f, bool pretty, char **json, size_t *len, char **err)
 {
   return ocispec_generate (&oci_features_type, f, pretty, json, len, err);

@@ -141,12 +141,6 @@ oci_process_parse_file (const char *path, oci_process **out, char **err)
 }
 
 int
-oci_process_parse_data (const char *data, size_t len, oci_process **out, char **err)
-{
-  return ocispec_parse (&oci_process_type, "process.json", data, len, (void **) out, err);
-}
-
-int
 oci_process_generate (const oci_process *p, bool pretty, char **json, size_t *len, char **err)
 {
   return ocispec_generate (&oci_process_type, p, pretty, json, len, err);

@@ -32,7 +32,7 @@ ocispec_xcalloc (size_t n, size_t size)
   return r;
 }
 
-char *
+static char *
 ocispec_strdup_vprintf (const char *fmt, va_list ap)
 {
   char *r = NULL;
@@ -155,15 +155,6 @@ ocispec_path_free (ocispec_path *p)
   free (p->s);
   p->s = NULL;
   p->len = p->cap = 0;
-}
-
-char *
-ocispec_path_join (const char *base, const char *key)
-{
-  ocispec_path p = { 0 };
-  path_append (&p, base);
-  ocispec_path_key (&p, key);
-  return p.s;
 }
 
 const char *

@@ -205,17 +205,6 @@ write_file_atomic_at (int dirfd, const char *path, const char *data, size_t len,
 }
 
 int
-write_file_at (int dirfd, const char *path, const char *data, size_t len, ocisbx_err **err)
-{
-  cleanup_close int fd = openat (dirfd, path, O_WRONLY | O_CLOEXEC);
-  if (fd < 0)
-    return err_set (err, errno, "open `%s`", path);
-  if (write_all (fd, data, len) < 0)
-    return err_set (err, errno, "write `%s`", path);
-  return 0;
-}
-
-int
 open_proc_file (const char *path, ocisbx_err **err)
 {
   cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);

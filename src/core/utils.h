@@ -1,4 +1,5 @@
-/* Small helpers shared by the runtime: cleanup attributes, checked I/O. */
+/* Small helpers shared by the runtime: cleanup attributes, allocation that aborts on
+   ENOMEM, checked I/O, fd ranges, a heap-free directory walk, passwd lookup. */
 #ifndef OCISBX_UTILS_H
 #define OCISBX_UTILS_H
 
@@ -57,8 +58,6 @@ int read_file_at (int dirfd, const char *path, char **out, size_t *len, ocisbx_e
 /* Write DATA to PATH (relative to dirfd) atomically: tmp file + fsync-less rename. */
 int write_file_atomic_at (int dirfd, const char *path, const char *data, size_t len, mode_t mode,
                           ocisbx_err **err);
-/* Write to an existing file (O_WRONLY|O_CLOEXEC, no create). */
-int write_file_at (int dirfd, const char *path, const char *data, size_t len, ocisbx_err **err);
 
 /* Opens PATH for writing (O_WRONLY|O_CLOEXEC|O_NOFOLLOW) and checks with fstatfs
    that the file really is on procfs, sysfs or a cgroup file system, so a
@@ -68,9 +67,10 @@ int open_proc_file (const char *path, ocisbx_err **err);
 /* Writes into /proc or /sys: open_proc_file, then DATA in full. */
 int write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **err);
 
-/* Close every fd >= FROM but the N (at most 16) fds of KEEP (negative ones are
-   ignored); mark every fd >= FROM close-on-exec. */
+/* Close every fd >= FROM but the N (at most 16) fds of KEEP (those below FROM are
+   ignored). */
 int close_fds_except (int from, const int *keep, size_t n, ocisbx_err **err);
+/* Mark every fd >= FROM close-on-exec. */
 int cloexec_fds_from (int from, ocisbx_err **err);
 
 /* FN (NAME, D_TYPE, ARG) for each entry of the directory FD (open for reading) but

@@ -746,7 +746,7 @@ test_rootfs_in_mount_ns (void)
   pid = fork ();
   if (pid == 0)
     {
-      rootfs_ctx ctx = { .cfg = cfg, .rootfs = t.rootfs, .bundle = dir, .console_slave_fd = -1 };
+      rootfs_ctx ctx = { .cfg = cfg, .rootfs = t.rootfs, .bundle = dir };
       if (unshare (CLONE_NEWNS) < 0)
         _exit (9);
       _exit (child_checks (&ctx));

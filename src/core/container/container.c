@@ -316,7 +316,6 @@ clone_init (create_ctx *c, ocisbx_err **err)
     .cfg = c->cfg,
     .rootfs = c->rootfs,
     .bundle = c->bundle,
-    .console_slave_fd = -1, /* the pty is made after pivot_root: container_init.c */
     /* in a user namespace, new or the runtime's own (rootless podman): no mknod */
     .userns = c->userns || rootless_in_userns (),
     .no_pivot = c->o->no_pivot,

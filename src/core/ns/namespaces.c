@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
+#include "core/syscalls.h"
 
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
@@ -209,7 +210,7 @@ ns_enter_for_clone (const ns_plan *plan, ns_saved *saved, ocisbx_err **err)
           }
         if (save_ns (saved, flag, err) < 0)
           return -1;
-        if (setns (plan->joins[i].fd, flag) < 0)
+        if (sys->setns (plan->joins[i].fd, flag) < 0)
           return err_set (err, errno, "setns %s namespace", ns_proc_name (flag));
       }
   else
@@ -219,7 +220,7 @@ ns_enter_for_clone (const ns_plan *plan, ns_saved *saved, ocisbx_err **err)
           /* setns(pid) only moves our future children: the child cannot do it itself. */
           if (save_ns (saved, CLONE_NEWPID, err) < 0)
             return -1;
-          if (setns (plan->joins[i].fd, CLONE_NEWPID) < 0)
+          if (sys->setns (plan->joins[i].fd, CLONE_NEWPID) < 0)
             return err_set (err, errno, "setns pid namespace");
         }
   if (plan->new_flags & CLONE_NEWTIME)
@@ -249,12 +250,12 @@ ns_enter_mount_of (int pidfd, pid_t pid, ns_saved *saved, ocisbx_err **err)
     return err_set (err, errno, "open the current directory");
   if (save_ns (saved, CLONE_NEWNS, err) == 0)
     {
-      if (pidfd >= 0 && setns (pidfd, CLONE_NEWNS) == 0)
+      if (pidfd >= 0 && sys->setns (pidfd, CLONE_NEWNS) == 0)
         return 0;
       /* before Linux 5.8 setns takes no pidfd */
       snprintf (path, sizeof path, "/proc/%d/ns/mnt", (int) pid);
       fd = open (path, O_RDONLY | O_CLOEXEC);
-      if (fd >= 0 && setns (fd, CLONE_NEWNS) == 0)
+      if (fd >= 0 && sys->setns (fd, CLONE_NEWNS) == 0)
         return 0;
       err_set (err, errno, "enter the mount namespace of the container's init");
     }
@@ -271,7 +272,7 @@ ns_leave (ns_saved *saved, ocisbx_err **err)
      already open, so the order does not matter for them). */
   for (size_t i = saved->n; i-- > 0;)
     {
-      if (setns (saved->fds[i], saved->flags[i]) < 0 && ret == 0)
+      if (sys->setns (saved->fds[i], saved->flags[i]) < 0 && ret == 0)
         ret = err_set (err, errno, "return to the runtime's %s namespace", ns_proc_name (saved->flags[i]));
       close (saved->fds[i]);
     }
@@ -339,7 +340,7 @@ ns_join (const ns_plan *plan, ocisbx_err **err)
       int flag = plan->joins[i].flag;
       if (flag == CLONE_NEWPID)
         continue; /* entered by the parent */
-      if (setns (plan->joins[i].fd, flag) < 0)
+      if (sys->setns (plan->joins[i].fd, flag) < 0)
         return err_set (err, errno, "setns %s namespace", ns_proc_name (flag));
     }
   unshare_flags = plan->new_flags & ~(CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME | CLONE_NEWUSER);

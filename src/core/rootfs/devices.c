@@ -11,6 +11,7 @@
 #include "core/rootfs/mounts.h"
 #include "core/rootfs/pathres.h"
 #include "core/utils.h"
+#include "core/syscalls.h"
 
 #define PTS_MAJOR_FIRST 136 /* UNIX98_PTY_SLAVE_MAJOR */
 #define PTS_MAJOR_LAST 143
@@ -80,7 +81,7 @@ make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, o
         return -1;
       dirfd = own;
     }
-  if (mknodat (dirfd, base, n->type | (n->mode & 07777), makedev (n->major, n->minor)) < 0)
+  if (sys->mknodat (dirfd, base, n->type | (n->mode & 07777), makedev (n->major, n->minor)) < 0)
     {
       if (errno == EEXIST)
         return 0; /* already there (a bind, an earlier entry): leave it, as runc does */
@@ -142,17 +143,10 @@ node_from_config (const oci_device *d, device_node *n, ocisbx_err **err)
   return 0;
 }
 
-static int devices_console (rootfs_procfd procfd, int rootfd, int console_fd, ocisbx_err **err);
 static int devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
 
 int
 devices_setup_console (int rootfd, int console_fd, ocisbx_err **err)
-{
-  return devices_console (ROOTFS_PROCFD_UNKNOWN, rootfd, console_fd, err);
-}
-
-static int
-devices_console (rootfs_procfd procfd, int rootfd, int console_fd, ocisbx_err **err)
 {
   cleanup_close int dst = -1;
   struct stat st;
@@ -165,7 +159,7 @@ devices_console (rootfs_procfd procfd, int rootfd, int console_fd, ocisbx_err **
   dst = pathres_create (rootfd, "/dev/console", PATHRES_FILE, 0666, err);
   if (dst < 0)
     return -1;
-  if (mount_bind_fd_known (procfd, console_fd, dst, 0, "/dev/console", err) == 0)
+  if (mount_bind_fd (console_fd, dst, 0, "/dev/console", err) == 0)
     return 0;
   if ((*err)->errnum != EINVAL)
     return -1;
@@ -187,7 +181,7 @@ devices_console (rootfs_procfd procfd, int rootfd, int console_fd, ocisbx_err **
     if (fstat (same, &st2) < 0 || !S_ISCHR (st2.st_mode) || st2.st_rdev != st.st_rdev
         || st2.st_dev != st.st_dev)
       return err_set (err, EINVAL, "console `%s` is not the pty slave given", name);
-    return mount_bind_fd_known (procfd, same, dst, 0, "/dev/console", err);
+    return mount_bind_fd (same, dst, 0, "/dev/console", err);
   }
 }
 
@@ -238,8 +232,6 @@ devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
             || make_node (ctx, rootfd, -1, &n, err) < 0)
           return err_wrap (err, "linux.devices[%zu]", i);
       }
-  if (ctx->console_slave_fd >= 0 && devices_console (ctx->procfd, rootfd, ctx->console_slave_fd, err) < 0)
-    return err_wrap (err, "console");
   return 0;
 }
 

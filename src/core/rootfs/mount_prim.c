@@ -10,59 +10,24 @@
 #include <linux/magic.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/rootfs/pathres.h"
+#include "core/syscalls.h"
 #include "core/utils.h"
 
 #ifndef ST_NOSYMFOLLOW
 #define ST_NOSYMFOLLOW 0x2000
 #endif
 
-struct mount_attr_compat
-{
-  uint64_t attr_set;
-  uint64_t attr_clr;
-  uint64_t propagation;
-  uint64_t userns_fd;
-};
-
-int
-sys_open_tree (int dfd, const char *path, unsigned flags)
-{
-#ifdef SYS_open_tree
-  return (int) syscall (SYS_open_tree, dfd, path, flags);
-#else
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
-int
-sys_move_mount (int from_dfd, const char *from, int to_dfd, const char *to, unsigned flags)
-{
-#ifdef SYS_move_mount
-  return (int) syscall (SYS_move_mount, from_dfd, from, to_dfd, to, flags);
-#else
-  errno = ENOSYS;
-  return -1;
-#endif
-}
-
 int
 mount_setattr_fd (int fd, uint64_t set, uint64_t clr, bool recursive, const char *what,
                   ocisbx_err **err)
 {
-  struct mount_attr_compat a = { .attr_set = set, .attr_clr = clr };
-#ifdef SYS_mount_setattr
-  if (syscall (SYS_mount_setattr, fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &a,
-               sizeof a)
-      == 0)
+  sys_mount_attr a = { .attr_set = set, .attr_clr = clr };
+
+  if (sys->mount_setattr (fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &a) == 0)
     return 0;
-#else
-  errno = ENOSYS;
-#endif
   if (errno == ENOSYS)
     return err_set (err, errno, "set mount attributes of `%s` (needs Linux >= 5.12)", what);
   return err_set (err, errno, "set mount attributes of `%s`", what);
@@ -101,7 +66,7 @@ mount_bind_fd_known (rootfs_procfd procfd, int srcfd, int dstfd, unsigned long f
 
   if (procfd_usable (procfd))
     {
-      if (mount (pathres_fd_path (srcfd, s), pathres_fd_path (dstfd, d), NULL,
+      if (sys->mount (pathres_fd_path (srcfd, s), pathres_fd_path (dstfd, d), NULL,
                  MS_BIND | (flags & MS_REC), NULL)
           < 0)
         return err_set (err, errno, "bind mount `%s`", what);
@@ -109,9 +74,9 @@ mount_bind_fd_known (rootfs_procfd procfd, int srcfd, int dstfd, unsigned long f
     }
   /* No procfs at /proc (after pivot_root into a rootfs without one): the new mount
      API takes the fds themselves. */
-  tree = sys_open_tree (srcfd, "",
+  tree = sys->open_tree (srcfd, "",
                         OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | ((flags & MS_REC) ? AT_RECURSIVE : 0));
-  if (tree < 0 || sys_move_mount (tree, "", dstfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+  if (tree < 0 || sys->move_mount (tree, "", dstfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
     return err_set (err, errno, "bind mount `%s`", what);
   return 0;
 }
@@ -205,7 +170,7 @@ mount_remount_bind (int fd, unsigned long set, unsigned long cleared, bool atime
   flags = MS_BIND | MS_REMOUNT | ((set | keep) & MS_PER_MOUNT);
   if (mount_procfd_usable ())
     {
-      if (mount (NULL, pathres_fd_path (fd, d), NULL, flags, NULL) < 0)
+      if (sys->mount (NULL, pathres_fd_path (fd, d), NULL, flags, NULL) < 0)
         return err_set (err, errno, "remount `%s`", what);
       return 0;
     }
@@ -214,13 +179,7 @@ mount_remount_bind (int fd, unsigned long set, unsigned long cleared, bool atime
 }
 
 int
-mount_tmpfs_fd (int dstfd, unsigned long flags, const char *mode, const char *what, ocisbx_err **err)
-{
-  return mount_tmpfs_fd_known (ROOTFS_PROCFD_UNKNOWN, dstfd, flags, mode, what, err);
-}
-
-int
-mount_tmpfs_fd_known (rootfs_procfd procfd, int dstfd, unsigned long flags, const char *mode,
+mount_tmpfs_fd (rootfs_procfd procfd, int dstfd, unsigned long flags, const char *mode,
                       const char *what, ocisbx_err **err)
 {
   char d[PATHRES_FD_PATH_MAX];
@@ -230,22 +189,18 @@ mount_tmpfs_fd_known (rootfs_procfd procfd, int dstfd, unsigned long flags, cons
 
   if (procfd_usable (procfd))
     {
-      if (mount ("tmpfs", pathres_fd_path (dstfd, d), "tmpfs", flags, data) < 0)
+      if (sys->mount ("tmpfs", pathres_fd_path (dstfd, d), "tmpfs", flags, data) < 0)
         return err_set (err, errno, "mount tmpfs on `%s`", what);
       return 0;
     }
-#if defined SYS_fsopen && defined SYS_fsconfig && defined SYS_fsmount
-  fs = (int) syscall (SYS_fsopen, "tmpfs", FSOPEN_CLOEXEC);
-  if (fs < 0 || syscall (SYS_fsconfig, fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0
-      || syscall (SYS_fsconfig, fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+  fs = sys->fsopen ("tmpfs", FSOPEN_CLOEXEC);
+  if (fs < 0 || sys->fsconfig (fs, FSCONFIG_SET_STRING, "mode", mode, 0) < 0
+      || sys->fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
     return err_set (err, errno, "create tmpfs for `%s`", what);
-  mnt = (int) syscall (SYS_fsmount, fs, FSMOUNT_CLOEXEC, (unsigned) mount_ms_to_attr (flags));
-  if (mnt < 0 || sys_move_mount (mnt, "", dstfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+  mnt = sys->fsmount (fs, FSMOUNT_CLOEXEC, (unsigned) mount_ms_to_attr (flags));
+  if (mnt < 0 || sys->move_mount (mnt, "", dstfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
     return err_set (err, errno, "mount tmpfs on `%s`", what);
   return 0;
-#else
-  return err_set (err, ENOSYS, "mount tmpfs on `%s`: no /proc and no fsopen", what);
-#endif
 }
 
 unsigned long
@@ -277,7 +232,7 @@ mount_tree_with_attrs (const oci_config *cfg, int srcfd, int dst, bool set_attrs
 
   if (prop && (mount_propagation_flags (prop) & MS_SHARED))
     return -1;
-  tree = sys_open_tree (srcfd, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+  tree = sys->open_tree (srcfd, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
   if (tree < 0)
     return -1;
   if (set_attrs && mount_setattr_fd (tree, attr_set, attr_clr, false, "", &ignored) < 0)
@@ -285,5 +240,5 @@ mount_tree_with_attrs (const oci_config *cfg, int srcfd, int dst, bool set_attrs
       err_free (ignored);
       return -1;
     }
-  return sys_move_mount (tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
+  return sys->move_mount (tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
 }

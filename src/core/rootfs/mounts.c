@@ -13,6 +13,7 @@
 
 #include "core/rootfs/pathres.h"
 #include "core/utils.h"
+#include "core/syscalls.h"
 
 bool
 mounts_dest_is (const oci_mount *m, const char *dest)
@@ -105,7 +106,7 @@ mount_filesystem (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o
   int e;
 
   pathres_fd_path (dstfd, d);
-  if (mount (source, d, type, flags, o->data) == 0)
+  if (sys->mount (source, d, type, flags, o->data) == 0)
     return 0;
   e = errno;
   if (ctx->userns && type && (e == EPERM || e == EACCES))
@@ -133,7 +134,7 @@ mount_filesystem (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o
       && strstr (o->data, "gid="))
     {
       cleanup_free char *data = data_without_gid (o->data);
-      if (mount (source, d, type, flags, data) == 0)
+      if (sys->mount (source, d, type, flags, data) == 0)
         return 0;
       e = errno;
     }
@@ -315,7 +316,7 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
   for (size_t i = 0; i < o.n_propagation; i++)
     {
       char d[PATHRES_FD_PATH_MAX];
-      if (mount (NULL, pathres_fd_path (top, d), NULL, o.propagation[i], NULL) < 0)
+      if (sys->mount (NULL, pathres_fd_path (top, d), NULL, o.propagation[i], NULL) < 0)
         return err_set (err, errno, "set propagation of `%s`", m->destination);
     }
   if (o.recursive && mount_setattr_fd (top, o.attr_set, o.attr_clr, true, m->destination, err) < 0)

@@ -1,6 +1,8 @@
 /* The config's mounts, in order, into the rootfs; every target is an O_PATH fd
- * resolved inside the rootfs (pathres.h) and mounted onto as /proc/self/fd/N.
- * Also the mount primitives devices.c, paths.c and rootfs.c share (mount_prim.c).
+ * resolved inside the rootfs (pathres.h), mounted onto as /proc/self/fd/N, or through
+ * the fd itself with the new mount API when no procfs is at /proc.  Also the mount
+ * primitives the other files of rootfs/ share (mount_prim.c), and the cgroup
+ * (mounts_cgroup.c), idmapped (mounts_idmap.c) and tmpcopyup (mounts_copyup.c) mounts.
  */
 #ifndef OCISBX_MOUNTS_H
 #define OCISBX_MOUNTS_H
@@ -72,11 +74,9 @@ int mount_bind_fd_known (rootfs_procfd procfd, int srcfd, int dstfd, unsigned lo
    kernel locks those flags. */
 int mount_remount_bind (int fd, unsigned long set, unsigned long cleared, bool atime_set,
                         const char *what, ocisbx_err **err);
-/* A tmpfs (FLAGS: MS_RDONLY ...; MODE "0755") on DSTFD. */
-int mount_tmpfs_fd (int dstfd, unsigned long flags, const char *mode, const char *what,
-                    ocisbx_err **err);
-int mount_tmpfs_fd_known (rootfs_procfd procfd, int dstfd, unsigned long flags, const char *mode,
-                          const char *what, ocisbx_err **err);
+/* A tmpfs (FLAGS: MS_RDONLY ...; MODE "0755") on DSTFD; PROCFD as for mount_bind_fd_known. */
+int mount_tmpfs_fd (rootfs_procfd procfd, int dstfd, unsigned long flags, const char *mode,
+                    const char *what, ocisbx_err **err);
 /* The mount_setattr attributes that make a mount's per-mount flags SET, clear CLEARED
    and keep the others (the atime mode too unless SET has one or ATIME_SET), as
    mount_remount_bind does. */
@@ -128,8 +128,5 @@ bool rootfs_proc_dest_allowed (const char *clean_dest, const char *type);
 /* tmpcopyup (mounts_copyup.c): copy the tree under LOWER (the covered directory) into
    UPPER (the new tmpfs's root); DATA is the tmpfs's data (its mode= uid= gid= win). */
 int mount_copyup (int lower, int upper, const char *data, ocisbx_err **err);
-
-int sys_open_tree (int dfd, const char *path, unsigned flags);
-int sys_move_mount (int from_dfd, const char *from, int to_dfd, const char *to, unsigned flags);
 
 #endif

@@ -21,6 +21,7 @@
 #include "core/cgroups/cgroups.h"
 #include "core/rootfs/pathres.h"
 #include "core/utils.h"
+#include "core/syscalls.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
 
@@ -111,7 +112,7 @@ bind_with_flags (const rootfs_ctx *ctx, int srcfd, int dst, const mount_opts *o)
 static int
 open_cgroup_dir (const char *path, bool *is_tree)
 {
-  int fd = sys_open_tree (AT_FDCWD, path, OPEN_TREE_CLONE | O_CLOEXEC | AT_RECURSIVE);
+  int fd = sys->open_tree (AT_FDCWD, path, OPEN_TREE_CLONE | O_CLOEXEC | AT_RECURSIVE);
 
   *is_tree = fd >= 0;
   return fd >= 0 ? fd : open (path, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -181,7 +182,7 @@ bind_hierarchy (const rootfs_ctx *ctx, int tmpfs, const char *name, int srcfd, b
     return err_set (err, errno, "mkdir cgroup `%s`", name);
   if (is_tree)
     {
-      if (sys_move_mount (srcfd, "", tmpfs, name, MOVE_MOUNT_F_EMPTY_PATH) == 0)
+      if (sys->move_mount (srcfd, "", tmpfs, name, MOVE_MOUNT_F_EMPTY_PATH) == 0)
         return 0;
       /* a bind needs the directory itself, not a detached copy */
       srcfd = plain = open (src, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -295,7 +296,7 @@ mount_v1 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opt
   unsigned long flags = (o->flags & ~(MS_RDONLY | MS_BIND | MS_REC | MS_REMOUNT))
                         | MS_NOSUID | MS_NODEV | MS_NOEXEC;
 
-  if (mount ("tmpfs", pathres_fd_path (dstfd, d), "tmpfs", flags, "mode=755") < 0)
+  if (sys->mount ("tmpfs", pathres_fd_path (dstfd, d), "tmpfs", flags, "mode=755") < 0)
     return err_set (err, errno, "mount tmpfs for cgroups at `%s`", m->destination);
   top = pathres_open (rootfd, m->destination, err);
   if (top < 0)
@@ -324,7 +325,7 @@ mount_v2 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opt
 
   if (ctx->new_cgroupns)
     {
-      if (mount ("cgroup2", pathres_fd_path (dstfd, d), "cgroup2", flags, o->data) == 0)
+      if (sys->mount ("cgroup2", pathres_fd_path (dstfd, d), "cgroup2", flags, o->data) == 0)
         return 0;
       if (errno != EPERM && errno != EBUSY)
         return err_set (err, errno, "mount cgroup2 at `%s`", m->destination);

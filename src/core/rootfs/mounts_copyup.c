@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
+#include "core/syscalls.h"
 
 #define COPYUP_MAX_DEPTH 64
 
@@ -82,7 +83,7 @@ copy_entry (int from, int to, const char *name, int depth, ocisbx_err **err)
     case S_IFCHR:
     case S_IFBLK:
     case S_IFIFO:
-      if (mknodat (to, name, st.st_mode, st.st_rdev) < 0)
+      if (sys->mknodat (to, name, st.st_mode, st.st_rdev) < 0)
         return err_set (err, errno, "tmpcopyup: mknod `%s`", name);
       break;
     default:

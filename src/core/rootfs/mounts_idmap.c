@@ -20,18 +20,11 @@
 
 #include "core/rootfs/pathres.h"
 #include "core/utils.h"
+#include "core/syscalls.h"
 
 #ifndef OPEN_TREE_CLOEXEC
 #define OPEN_TREE_CLOEXEC O_CLOEXEC
 #endif
-
-struct mount_attr_idmap
-{
-  uint64_t attr_set;
-  uint64_t attr_clr;
-  uint64_t propagation;
-  uint64_t userns_fd;
-};
 
 static char *
 format_map (const oci_id_mapping *m, size_t n)
@@ -146,7 +139,7 @@ idmapped_tree (const oci_config *cfg, const oci_mount *m, const mount_opts *o, i
   const oci_id_mapping *uids = m->uid_mappings, *gids = m->gid_mappings;
   size_t nu = m->uid_mappings_len, ng = m->gid_mappings_len;
   bool recursive_tree = (o->flags & MS_REC) != 0;
-  struct mount_attr_idmap attr = { .attr_set = MOUNT_ATTR_IDMAP };
+  sys_mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP };
   cleanup_close int userns = -1;
   cleanup_close int tree = -1;
 
@@ -160,19 +153,13 @@ idmapped_tree (const oci_config *cfg, const oci_mount *m, const mount_opts *o, i
   userns = userns_with_maps (uids, nu, gids, ng, err);
   if (userns < 0)
     return -1;
-  tree = sys_open_tree (srcfd, "",
+  tree = sys->open_tree (srcfd, "",
                         OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH
                             | (recursive_tree ? AT_RECURSIVE : 0));
   if (tree < 0)
     return err_set (err, errno, "open_tree `%s`", m->source);
   attr.userns_fd = (uint64_t) userns;
-#ifdef SYS_mount_setattr
-  if (syscall (SYS_mount_setattr, tree, "", AT_EMPTY_PATH | (o->ridmap ? AT_RECURSIVE : 0), &attr,
-               sizeof attr)
-      < 0)
-#else
-  errno = ENOSYS;
-#endif
+  if (sys->mount_setattr (tree, "", AT_EMPTY_PATH | (o->ridmap ? AT_RECURSIVE : 0), &attr) < 0)
     return err_set (err, errno, "idmap mount `%s`", m->destination);
   return steal_fd (&tree);
 }
@@ -242,7 +229,7 @@ mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, 
                     m->destination);
   if (tree < 0)
     return -1;
-  if (sys_move_mount (tree, "", dstfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+  if (sys->move_mount (tree, "", dstfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
     return err_set (err, errno, "attach idmapped mount `%s`", m->destination);
   return 0;
 }

@@ -72,8 +72,8 @@ mask_one (rootfs_procfd *procfd, int fd, bool dir, int null, const char *path, o
     *procfd = procfd_now ();
   for (int attempt = 0;; attempt++)
     {
-      int r = dir ? mount_tmpfs_fd_known (*procfd, fd, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                                          "0755", path, &e)
+      int r = dir ? mount_tmpfs_fd (*procfd, fd, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "0755",
+                                    path, &e)
                   : mount_bind_fd_known (*procfd, null, fd, 0, path, &e);
       if (r == 0)
         return 0;

@@ -18,6 +18,7 @@
 #include "core/rootfs/paths.h"
 #include "core/rootfs/sysctl.h"
 #include "core/utils.h"
+#include "core/syscalls.h"
 
 static unsigned long
 root_propagation (const oci_config *cfg)
@@ -68,7 +69,7 @@ bind_rootfs (const rootfs_ctx *ctx, ocisbx_err **err)
   cleanup_close int tree = -1;
   int fd;
 
-  if (mount (ctx->rootfs, ctx->rootfs, NULL, MS_BIND | MS_REC, NULL) == 0)
+  if (sys->mount (ctx->rootfs, ctx->rootfs, NULL, MS_BIND | MS_REC, NULL) == 0)
     {
       fd = open (ctx->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
       if (fd < 0)
@@ -80,8 +81,8 @@ bind_rootfs (const rootfs_ctx *ctx, ocisbx_err **err)
   src = ctx->runtime_source (ctx->runtime_source_arg, ROOTFS_SOURCE, -1, err);
   if (src < 0)
     return -1;
-  tree = sys_open_tree (src, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
-  if (tree < 0 || sys_move_mount (tree, "", src, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+  tree = sys->open_tree (src, "", OPEN_TREE_CLONE | O_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+  if (tree < 0 || sys->move_mount (tree, "", src, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
     return err_set (err, errno, "bind `%s` onto itself", ctx->rootfs);
   return steal_fd (&tree); /* attached now: the new mount */
 }
@@ -96,14 +97,14 @@ rootfs_setup (const rootfs_ctx *ctx_in, int *rootfd_out, ocisbx_err **err)
 
   /* Nothing done below may propagate back to the host.  An unbindable root comes at
      the end (rootfs_finalize): the rootfs could not be bound onto itself. */
-  if (mount (NULL, "/", NULL, MS_REC | (prop & (MS_SHARED | MS_SLAVE) ? prop & ~MS_REC : MS_PRIVATE), NULL) < 0)
+  if (sys->mount (NULL, "/", NULL, MS_REC | (prop & (MS_SHARED | MS_SLAVE) ? prop & ~MS_REC : MS_PRIVATE), NULL) < 0)
     return err_set (err, errno, "rootfs: set propagation of /");
   if (prop & MS_SHARED)
     {
       /* pivot_root refuses a shared parent, and a bind of a shared mount would join its
          peer group: make the mount holding the rootfs private. */
       cleanup_free char *parent = containing_mount (ctx->rootfs);
-      if (parent && mount (NULL, parent, NULL, MS_PRIVATE, NULL) < 0)
+      if (parent && sys->mount (NULL, parent, NULL, MS_PRIVATE, NULL) < 0)
         return err_set (err, errno, "rootfs: make `%s` private", parent);
     }
   rootfd = bind_rootfs (ctx, err);
@@ -130,20 +131,20 @@ pivot (const char *rootfs, int newroot, ocisbx_err **err)
     return err_set (err, errno, "open /");
   if (fchdir (newroot) < 0)
     return err_set (err, errno, "chdir `%s`", rootfs);
-  if (syscall (SYS_pivot_root, ".", ".") < 0)
+  if (sys->pivot_root (".", ".") < 0)
     {
       /* A shared "/" (rootfsPropagation shared) is refused: it is our own copy. */
-      if (errno != EINVAL || mount (NULL, "/", NULL, MS_PRIVATE, NULL) < 0
-          || syscall (SYS_pivot_root, ".", ".") < 0)
+      if (errno != EINVAL || sys->mount (NULL, "/", NULL, MS_PRIVATE, NULL) < 0
+          || sys->pivot_root (".", ".") < 0)
         return err_set (err, errno, "pivot_root `%s`", rootfs);
     }
   /* The old root is now stacked on top of the new one at "/": detach it, without
      letting the unmount propagate anywhere. */
   if (fchdir (oldroot) < 0)
     return err_set (err, errno, "chdir to the old root");
-  if (mount (NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+  if (sys->mount (NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
     return err_set (err, errno, "make the old root slave");
-  if (umount2 (".", MNT_DETACH) < 0)
+  if (sys->umount2 (".", MNT_DETACH) < 0)
     return err_set (err, errno, "detach the old root");
   if (chdir ("/") < 0)
     return err_set (err, errno, "chdir /");
@@ -186,15 +187,15 @@ hide_host_pseudo_fs (const char *rootfs, ocisbx_err **err)
 
       if (!host_pseudo_fs (line, rootfs, mp))
         continue;
-      if (mount (NULL, mp, NULL, MS_SLAVE | MS_REC, NULL) < 0)
+      if (sys->mount (NULL, mp, NULL, MS_SLAVE | MS_REC, NULL) < 0)
         {
           if (errno == ENOENT)
             continue; /* under one detached already */
           return err_set (err, errno, "make `%s` slave", mp);
         }
-      if (umount2 (mp, MNT_DETACH) == 0)
+      if (sys->umount2 (mp, MNT_DETACH) == 0)
         continue;
-      if ((errno != EINVAL && errno != EPERM) || mount ("tmpfs", mp, "tmpfs", MS_RDONLY, NULL) < 0)
+      if ((errno != EINVAL && errno != EPERM) || sys->mount ("tmpfs", mp, "tmpfs", MS_RDONLY, NULL) < 0)
         return err_set (err, errno, "hide the host's `%s`", mp);
     }
   return 0;
@@ -207,7 +208,7 @@ move_root (const char *rootfs, int newroot, ocisbx_err **err)
     return -1;
   if (fchdir (newroot) < 0)
     return err_set (err, errno, "chdir `%s`", rootfs);
-  if (mount (".", "/", NULL, MS_MOVE, NULL) < 0)
+  if (sys->mount (".", "/", NULL, MS_MOVE, NULL) < 0)
     return err_set (err, errno, "move `%s` to /", rootfs);
   if (chroot (".") < 0)
     return err_set (err, errno, "chroot `%s`", rootfs);
@@ -238,11 +239,11 @@ rootfs_setup_ns_enter (int *shared_ns, ocisbx_err **err)
 int
 rootfs_setup_ns_leave (int shared_ns, ocisbx_err **err)
 {
-  cleanup_close int tree = sys_open_tree (AT_FDCWD, "/", OPEN_TREE_CLONE | O_CLOEXEC | AT_RECURSIVE);
+  cleanup_close int tree = sys->open_tree (AT_FDCWD, "/", OPEN_TREE_CLONE | O_CLOEXEC | AT_RECURSIVE);
 
   if (tree < 0)
     return err_set (err, errno, "rootfs: detached copy of the root (open_tree, Linux >= 5.2)");
-  if (setns (shared_ns, CLONE_NEWNS) < 0)
+  if (sys->setns (shared_ns, CLONE_NEWNS) < 0)
     return err_set (err, errno, "rootfs: return to the mount namespace the container shares");
   if (fchdir (tree) < 0 || chroot (".") < 0 || chdir ("/") < 0)
     return err_set (err, errno, "rootfs: chroot into the detached root");
@@ -267,7 +268,7 @@ rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err)
   if (cfg->root && cfg->root->readonly
       && mount_remount_bind (rootfd, MS_RDONLY, 0, false, "/", err) < 0)
     return err_wrap (err, "rootfs: read-only root");
-  if (prop && mount (NULL, "/", NULL, prop, NULL) < 0)
+  if (prop && sys->mount (NULL, "/", NULL, prop, NULL) < 0)
     return err_set (err, errno, "rootfs: rootfsPropagation \"%s\"", cfg->linux_->rootfs_propagation);
   return 0;
 }

@@ -1,15 +1,19 @@
-/* The container's filesystem, in three steps called by container.c in the child
+/* The container's filesystem, in three steps called by container_init.c in the init
  * (already in its new mount namespace, and its user namespace when there is one):
  *
- *   rootfs_setup ()    propagation, bind the rootfs onto itself, every config mount in
- *                      order (destinations resolved inside the rootfs), /dev and devices,
- *                      /dev/console
- *   -- createContainer hooks run here (container namespaces, before pivot_root) --
+ *   rootfs_setup ()    propagation of "/", bind the rootfs onto itself, every config
+ *                      mount in order (destinations resolved inside the rootfs), /dev:
+ *                      the default devices and links, linux.devices
+ *   -- createRuntime/createContainer hooks run here (before pivot_root) --
  *   rootfs_pivot ()    pivot_root into the rootfs (or, with no_pivot, the host's procfs and
  *                      sysfs detached, MS_MOVE + chroot), chdir /
+ *   -- container_init.c binds the console (devices_setup_console) and makes the cwd --
  *   rootfs_finalize () linux.sysctl (sysctl.h), read-only paths, masked paths, the
  *                      read-only tmpfs and /dev mounts (writable until now),
  *                      root.readonly, rootfsPropagation
+ *
+ * Every mount, pivot_root and mknod goes through the syscall seam (core/syscalls.h):
+ * tests/unit/test_rootfs_calls.c records the calls of these steps for a few configs.
  */
 #ifndef OCISBX_ROOTFS_H
 #define OCISBX_ROOTFS_H
@@ -34,7 +38,6 @@ typedef struct rootfs_ctx
   const oci_config *cfg;
   const char *rootfs;      /* absolute host path of root.path */
   const char *bundle;      /* absolute bundle path (relative mount sources are under it) */
-  int console_slave_fd;    /* pty slave to bind at /dev/console, or -1 */
   bool userns;             /* new user namespace: bind device nodes instead of mknod */
   bool no_pivot;           /* --no-pivot */
   bool new_cgroupns;       /* the container has its own cgroup namespace */
