@@ -4,7 +4,10 @@
 
 load helpers/common
 
-is_v2() { [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]; }
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
 is_hybrid() { ! is_v2 && [ "$(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ]; }
 
 # cg_rel CTRL PID: PID's cgroup path in controller CTRL ("" for the cgroup2 line).

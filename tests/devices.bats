@@ -3,10 +3,8 @@
 
 load helpers/common
 
-ctr() {
-	set_args sh -c "$1"
-	run runtime run -b "$BUNDLE" "$CID" </dev/null
-}
+setup_file() { common_setup_file; }
+setup() { common_setup; }
 
 @test "default devices: type, major:minor and mode" {
 	# busybox stat: %t/%T are the major/minor in hex

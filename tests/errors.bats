@@ -3,6 +3,8 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+
 setup() {
 	common_setup
 	set_args sleep 100

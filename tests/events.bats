@@ -8,6 +8,10 @@ bats_require_minimum_version 1.5.0
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
 # resources the stats reflect: memory and swap limits, pids limit, cpuset
 limits() {
 	config_set linux.resources '{"memory": {"limit": 67108864, "swap": 134217728}, "pids": {"limit": 100},

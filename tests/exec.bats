@@ -4,6 +4,8 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+
 teardown() {
 	common_teardown
 	[ -z "${USERNS_DIR:-}" ] || rm -rf --one-file-system "$USERNS_DIR"
@@ -15,20 +17,6 @@ setup() {
 	SOCK="$TESTDIR/console.sock"
 }
 
-# start_ctr [ARG...]: create + start $CID running ARGs (default: a shell that leaves
-# a marker in its /tmp and sleeps), wait for "running"; INIT_PID is its pid.
-start_ctr() {
-	if [ $# -eq 0 ]; then
-		set_args sh -c 'echo init-was-here >/tmp/marker; exec sleep 1000'
-	else
-		set_args "$@"
-	fi
-	create_container "$CID"
-	runtime start "$CID"
-	wait_for_status "$CID" running
-	INIT_PID=$(container_pid "$CID")
-}
-
 # ex ARG...: `runtime exec` with stdin from /dev/null; $output, $status.
 ex() {
 	run runtime exec "$@" </dev/null
@@ -37,7 +25,6 @@ ex() {
 
 # host_status PID FIELD: a field of /proc/PID/status, seen from the host.
 host_status() { awk -v f="$2:" '$1 == f { $1 = ""; print substr($0, 2) }' "/proc/$1/status"; }
-
 
 # --- where the process runs ---------------------------------------------------
 
@@ -62,7 +49,7 @@ host_status() { awk -v f="$2:" '$1 == f { $1 = ""; print substr($0, 2) }' "/proc
 }
 
 @test "exec: the process sees the container's files, root and working directory" {
-	start_ctr
+	start_ctr sh -c 'echo init-was-here >/tmp/marker; exec sleep 1000'
 	wait_for_file "/proc/$INIT_PID/root/tmp/marker"
 	ex "$CID" sh -c 'cat /tmp/marker; readlink /proc/self/root; pwd; ls /'
 	[ "$status" -eq 0 ]

@@ -5,6 +5,8 @@
 # (tests/podman.bats drives the annotation through podman.)
 
 load helpers/common
+
+setup_file() { common_setup_file; }
 load helpers/tree
 
 setup() {
@@ -13,15 +15,6 @@ setup() {
 }
 
 teardown() { common_teardown; }
-
-# start_ctr: create + start $CID (sleep 1000); INIT_PID is its init's host pid.
-start_ctr() {
-	set_args sleep 1000
-	create_container "$CID"
-	runtime start "$CID"
-	wait_for_status "$CID" running
-	INIT_PID=$(container_pid "$CID")
-}
 
 # exec_bg NAME ARG...: a foreground `exec ARG...` in the background, stdio on files
 # ($TESTDIR/NAME.out); BG_PID is the runtime's own pid (no wrapper to kill instead).

@@ -5,6 +5,9 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+teardown() { common_teardown; }
+
 setup() {
 	common_setup
 	set_args sleep 100

@@ -3,6 +3,10 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
 @test "ids: bad container ids are refused and nothing is created" {
 	set_args sleep 100
 	for id in '../x' 'a/b' '' '.' '..' '/abs' 'x y' "a${IFS:0:1}b" 'a:b'; do

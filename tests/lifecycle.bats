@@ -3,6 +3,10 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
 # create_running ID [ARGS...]: create + start a container from $BUNDLE, wait for "running".
 create_running() {
 	local id=$1

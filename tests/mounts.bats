@@ -5,11 +5,9 @@
 
 load helpers/common
 
-# ctr SCRIPT: runs `sh -c SCRIPT` in a container from $BUNDLE; sets $status/$output.
-ctr() {
-	set_args sh -c "$1"
-	run runtime run -b "$BUNDLE" "$CID" </dev/null
-}
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
 
 # mi DEST: a command printing the container's mountinfo line for mount point DEST
 # (the topmost one).

@@ -4,10 +4,9 @@
 
 load helpers/common
 
-ctr() {
-	set_args sh -c "$1"
-	run runtime run -b "$BUNDLE" "$CID" </dev/null
-}
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
 
 # --- network -------------------------------------------------------------------------
 

@@ -4,6 +4,8 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+
 SRCDIR="${OCISBX_SRCDIR:-$BATS_TEST_DIRNAME/..}"
 
 setup() { TESTDIR="$BATS_TEST_TMPDIR"; }

@@ -3,10 +3,9 @@
 
 load helpers/common
 
-ctr() {
-	set_args sh -c "$1"
-	run runtime run -b "$BUNDLE" "$CID" </dev/null
-}
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
 
 @test "masked file: reads as /dev/null" {
 	echo top-secret >"$BUNDLE/rootfs/etc/secret"

@@ -4,6 +4,10 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
 # in_container CMD...: runs CMD in a fresh container (stdin /dev/null); $output, $status.
 in_container() {
 	set_args "$@"

@@ -5,6 +5,10 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
 # corrupt_state HOW FILE: empty | half | garbage
 corrupt_state() {
 	local size

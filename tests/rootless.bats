@@ -107,17 +107,11 @@ rl_create() {
 	return "$rc"
 }
 
-set_args() { config_set process.args "$(json_array "$@")"; }
-
 # map_subids: container 0 is the user, 1..N its subordinate ids (uids and gids).
 map_subids() {
 	local nu=$((RL_SUBUID_N < 65536 ? RL_SUBUID_N : 65536)) ng=$((RL_SUBGID_N < 65536 ? RL_SUBGID_N : 65536))
 	config_set linux.uidMappings "[{\"containerID\":0,\"hostID\":$RL_UID,\"size\":1},{\"containerID\":1,\"hostID\":$RL_SUBUID,\"size\":$nu}]"
 	config_set linux.gidMappings "[{\"containerID\":0,\"hostID\":$RL_GID,\"size\":1},{\"containerID\":1,\"hostID\":$RL_SUBGID,\"size\":$ng}]"
-}
-
-bind_shared() {
-	config_add mounts "{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rw\"]}"
 }
 
 requires_newuidmap() {

@@ -5,6 +5,9 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+
 PODMAN_PROFILE="$BATS_TEST_DIRNAME/../contrib/seccomp/podman-default.json"
 
 # seccomp JSON: linux.seccomp = JSON.

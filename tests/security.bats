@@ -5,6 +5,10 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
 # A private copy of the runtime: an attack that works corrupts only the copy.
 private_runtime() {
 	RT="$TESTDIR/rt-$(basename "$OCI_RUNTIME")"

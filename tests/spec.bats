@@ -3,6 +3,9 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+teardown() { common_teardown; }
+
 setup() {
 	common_setup
 	SPECDIR="$TESTDIR/spec"

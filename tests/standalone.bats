@@ -7,6 +7,8 @@ bats_require_minimum_version 1.5.0
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+
 MKBUNDLE="$BATS_TEST_DIRNAME/../contrib/mkbundle.sh"
 
 setup() {

@@ -173,8 +173,6 @@ unit_prop() { sys_exec systemctl show -p "$2" --value "$1"; }
 # /sys/fs/cgroup (its cgroup namespace).
 sd_cat() { sys_exec cat "/sys/fs/cgroup/$1"; }
 
-is_v2() { [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; }
-
 @test "systemd: --systemd-cgroup starts a transient scope in the slice with the init in it, the limits the unit's" {
 	inner_config 'c["process"]["args"] = ["sleep", "1000"]
 c["linux"]["cgroupsPath"] = "ocit-test.slice:ocit:'"$NAME"'"

@@ -4,6 +4,9 @@
 
 load helpers/common
 
+setup_file() { common_setup_file; }
+teardown() { common_teardown; }
+
 setup() {
 	common_setup
 	config_set process.terminal true

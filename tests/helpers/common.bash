@@ -165,6 +165,9 @@ tmpfs_at() {
 	config_add mounts "{\"destination\":\"$1\",\"type\":\"tmpfs\",\"source\":\"tmpfs\",\"options\":[\"nosuid\",\"nodev\",\"mode=1777\"]}"
 }
 
+# is_v2: the host's /sys/fs/cgroup is a cgroup2 (unified) mount.
+is_v2() { [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]; }
+
 # bind_shared [DEST] [ro]: bind-mounts the host dir $SHARED at DEST (default /mnt).
 bind_shared() {
 	local opts='["rbind","rw"]'
@@ -217,6 +220,26 @@ wait_for_output() {
 
 # wait_for_status ID STATUS [TIMEOUT_SECONDS=5]
 wait_for_status() { wait_for_output "$2" "${3:-5}" "container $1: status" container_status "$1"; }
+
+# ctr SCRIPT: runs `sh -c SCRIPT` in a container from $BUNDLE; sets $status/$output.
+ctr() {
+	set_args sh -c "$1"
+	run runtime run -b "$BUNDLE" "$CID" </dev/null
+}
+
+# start_ctr [ARG...]: create + start $CID running ARGs (default: sleep 1000), wait for
+# "running"; INIT_PID is its init's host pid.
+start_ctr() {
+	if [ $# -eq 0 ]; then
+		set_args sleep 1000
+	else
+		set_args "$@"
+	fi
+	create_container "$CID"
+	runtime start "$CID"
+	wait_for_status "$CID" running
+	INIT_PID=$(container_pid "$CID")
+}
 
 # wait_for_file FILE [TIMEOUT_SECONDS=5]: until FILE exists and is not empty.
 wait_for_file() {
@@ -418,6 +441,3 @@ wait_recvtty() {
 	wait "$RECVTTY"
 }
 
-setup_file() { common_setup_file; }
-setup() { common_setup; }
-teardown() { common_teardown; }

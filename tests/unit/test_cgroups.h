@@ -1,4 +1,4 @@
-/* Shared by the cgroups unit tests: fake cgroup trees and small file helpers. */
+/* Shared by the cgroups unit tests: fake cgroup trees. */
 #ifndef OCISBX_TEST_CGROUPS_H
 #define OCISBX_TEST_CGROUPS_H
 
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "unit_files.h"
 #include "ocispec.h"
 #include "core/cgroups/cgroups.h"
 #include "core/cgroups/internal.h"
@@ -25,104 +26,7 @@
 #define CGROUP2_SUPER_MAGIC 0x63677270
 #endif
 
-/* ---- helpers ---- */
-
-static __attribute__ ((unused)) void
-put (const char *root, const char *rel, const char *content)
-{
-  char *p = xasprintf ("%s/%s", root, rel);
-  char *d = xstrdup (p);
-  for (char *s = d + strlen (root) + 1; (s = strchr (s, '/')); s++)
-    {
-      *s = '\0';
-      mkdir (d, 0755);
-      *s = '/';
-    }
-  int fd = open (p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd >= 0)
-    {
-      write_all (fd, content, strlen (content));
-      close (fd);
-    }
-  free (d);
-  free (p);
-}
-
-static __attribute__ ((unused)) void
-mkdirs (const char *root, const char *rel)
-{
-  char *tmp = xasprintf ("%s/.keep", rel);
-  put (root, tmp, "");
-  free (tmp);
-  tmp = xasprintf ("%s/%s/.keep", root, rel);
-  unlink (tmp);
-  free (tmp);
-}
-
-static __attribute__ ((unused)) char *
-slurp (const char *root, const char *rel)
-{
-  char *p = xasprintf ("%s/%s", root, rel);
-  char *out = NULL;
-  ocisbx_err *err = NULL;
-  if (read_file_at (AT_FDCWD, p, &out, NULL, &err) < 0)
-    {
-      err_free (err);
-      out = NULL;
-    }
-  free (p);
-  return out;
-}
-
-#define CHECK_FILE(root, rel, want)                                                                \
-  do                                                                                               \
-    {                                                                                              \
-      char *_c = slurp (root, rel);                                                                \
-      CHECK_STR (_c, want);                                                                        \
-      free (_c);                                                                                   \
-    }                                                                                              \
-  while (0)
-
-static __attribute__ ((unused)) bool
-exists (const char *root, const char *rel)
-{
-  char *p = xasprintf ("%s/%s", root, rel);
-  bool r = access (p, F_OK) == 0;
-  free (p);
-  return r;
-}
-
-static __attribute__ ((unused)) char *
-mktree (void)
-{
-  char tmpl[] = "/tmp/ocisbx-cgtest.XXXXXX";
-  char *d = mkdtemp (tmpl);
-  return d ? xstrdup (d) : NULL;
-}
-
-static __attribute__ ((unused)) void
-rmtree (char *d)
-{
-  char *cmd = xasprintf ("rm -rf '%s'", d);
-  if (system (cmd) != 0)
-    fprintf (stderr, "cleanup of %s failed\n", d);
-  free (cmd);
-  free (d);
-}
-
-static __attribute__ ((unused)) oci_config *
-parse (const char *json)
-{
-  void *out = NULL;
-  char *err = NULL;
-  if (ocispec_parse (&oci_config_type, "config.json", json, strlen (json), &out, &err) < 0)
-    {
-      fprintf (stderr, "  parse: %s\n", err);
-      free (err);
-      return NULL;
-    }
-  return out;
-}
+/* ---- helpers (the file helpers: unit_files.h) ---- */
 
 static __attribute__ ((unused)) const oci_resources *
 res_of (oci_config *c)

@@ -9,6 +9,7 @@
 
 #include "core/container/exec_internal.h"
 #include "unit.h"
+#include "unit_files.h"
 
 static const char config_json[]
     = "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\"},"
@@ -23,16 +24,6 @@ static char dir[64];
 static char config_path[96];
 
 static void
-write_file (const char *path, const char *data)
-{
-  FILE *f = fopen (path, "w");
-  if (f == NULL)
-    abort ();
-  fputs (data, f);
-  fclose (f);
-}
-
-static void
 setup (void)
 {
   if (dir[0])
@@ -41,7 +32,7 @@ setup (void)
   if (mkdtemp (dir) == NULL)
     abort ();
   snprintf (config_path, sizeof config_path, "%s/config.json", dir);
-  write_file (config_path, config_json);
+  put (dir, "config.json", config_json);
 }
 
 static exec_opts
@@ -199,7 +190,7 @@ test_process_json (void)
   setup ();
   st = state ();
   snprintf (path, sizeof path, "%s/process.json", dir);
-  write_file (path, "{\"terminal\":false,\"user\":{\"uid\":0,\"gid\":0},\"args\":[\"ls\"],"
+  put (dir, "process.json", "{\"terminal\":false,\"user\":{\"uid\":0,\"gid\":0},\"args\":[\"ls\"],"
                     "\"env\":[\"PATH=/usr/bin\"],\"cwd\":\"/etc\"}");
   o.process_file = path;
   CHECK (exec_spec_build (&o, &st, &s, &err) == 0);

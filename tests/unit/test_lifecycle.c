@@ -19,6 +19,7 @@
 #include "core/container/sync.h"
 #include "core/utils.h"
 #include "unit.h"
+#include "unit_files.h"
 
 static void
 test_signal_names (void)
@@ -146,17 +147,6 @@ touch_in (const char *dir, const char *tail, mode_t mode)
   touch (path, mode);
 }
 
-static void
-write_text (const char *path, const char *text)
-{
-  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd >= 0)
-    {
-      CHECK (write (fd, text, strlen (text)) == (ssize_t) strlen (text));
-      close (fd);
-    }
-}
-
 /* passwd_field reads in 4 KiB steps: lines across the steps, a last line without a
    newline, a line longer than the buffer (skipped), odd lines. */
 static void
@@ -169,8 +159,8 @@ test_passwd_field (void)
 
   CHECK (fd >= 0);
   close (fd);
-  write_text (path, "root:x:0:0:root:/root:/bin/sh\n# comment\n\nodd\nnohome:x:7:7:::/bin/sh\n"
-                    "user:x:1000:1000:U:/home/user:/bin/sh");
+  CHECK (write_text (path, "root:x:0:0:root:/root:/bin/sh\n# comment\n\nodd\nnohome:x:7:7:::/bin/sh\n"
+                           "user:x:1000:1000:U:/home/user:/bin/sh"));
   CHECK_STR ((s = passwd_field (path, 0, 5)), "/root");
   free (s);
   CHECK_STR ((s = passwd_field (path, 1000, 5)), "/home/user"); /* no final newline */
@@ -184,7 +174,7 @@ test_passwd_field (void)
   memset (longline, 'a', 8990);
   memcpy (longline, "bad:x:5:5::/bad:", 16);
   big = xasprintf ("%s\n%s\nfive:x:5:5::/home/five:/bin/sh\n", longline, "x:x:9:9::/n:/bin/sh");
-  write_text (path, big);
+  CHECK (write_text (path, big));
   CHECK_STR ((s = passwd_field (path, 5, 5)), "/home/five");
   free (s);
   CHECK_STR ((s = passwd_field (path, 9, 5)), "/n");

@@ -24,6 +24,7 @@
 #include "core/utils.h"
 #include "ocispec.h"
 #include "unit.h"
+#include "unit_files.h"
 
 /* ---- option table ---- */
 
@@ -328,11 +329,11 @@ fd_is (int fd, const char *path)
 }
 
 static bool
-exists (const char *fmt, const char *dir, const char *rel)
+lexists (const char *dir, const char *rel)
 {
   char p[2048];
   struct stat st;
-  snprintf (p, sizeof p, fmt, dir, rel);
+  snprintf (p, sizeof p, "%s/%s", dir, rel);
   return lstat (p, &st) == 0;
 }
 
@@ -434,7 +435,7 @@ check_create (bool walk)
   snprintf (path, sizeof path, "/a/created%s", sfx);
   snprintf (p, sizeof p, "%s/etc/created%s", tree.rootfs, sfx);
   CHECK (opened_as (CREATE (path, PATHRES_FILE), p));
-  CHECK (!exists ("%s/%s", "/etc", path + 3));
+  CHECK (!lexists ("/etc", path + 3));
 
   /* directories through `..` chains and a relative link toward the host */
   snprintf (path, sizeof path, "/b/../../x%s/y/z", sfx);
@@ -443,13 +444,13 @@ check_create (bool walk)
   snprintf (path, sizeof path, "/sub/c/evil%s", sfx);
   CHECK (opened_as (CREATE (path, PATHRES_FILE), NULL));
   snprintf (p, sizeof p, "evil%s", sfx);
-  CHECK (!exists ("%s/%s", tree.host, p));
+  CHECK (!lexists (tree.host, p));
   snprintf (p, sizeof p, "host/evil%s", sfx);
-  CHECK (exists ("%s/%s", tree.rootfs, p)); /* ../../../../host from /sub is the rootfs's /host */
+  CHECK (lexists (tree.rootfs, p)); /* ../../../../host from /sub is the rootfs's /host */
   snprintf (path, sizeof path, "/h/evil%s", sfx);
   CHECK (opened_as (CREATE (path, PATHRES_DIR), NULL));
   snprintf (p, sizeof p, "evil%s", sfx);
-  CHECK (!exists ("%s/%s", tree.host, p));
+  CHECK (!lexists (tree.host, p));
 
   /* a dangling link: its target is created inside the rootfs */
   snprintf (path, sizeof path, "/dangling/leaf%s", sfx);
@@ -508,7 +509,7 @@ test_create_last (void)
   snprintf (p, sizeof p, "%s/newp", tree.rootfs);
   CHECK (opened_as (pathres_create (rootfd, "/newp/q/..", PATHRES_DIR, 0755, &err), p));
   CHECK (opened_as (pathres_create (rootfd, "/h/lastevil", PATHRES_FILE, 0644, &err), NULL));
-  CHECK (!exists ("%s/%s", tree.host, "lastevil"));
+  CHECK (!lexists (tree.host, "lastevil"));
   snprintf (p, sizeof p, "%s%s/lastevil", tree.rootfs, tree.host);
   CHECK (access (p, F_OK) == 0);
   /* errors stay the walk's */
@@ -542,19 +543,6 @@ test_remount_attrs (void)
 }
 
 /* ---- config checks ---- */
-
-static oci_config *
-parse (const char *json)
-{
-  oci_config *c = NULL;
-  char *perr = NULL;
-  if (oci_config_parse_data (json, strlen (json), &c, &perr) < 0)
-    {
-      fprintf (stderr, "  parse: %s\n", perr);
-      free (perr);
-    }
-  return c;
-}
 
 #define CFG(mounts, linux)                                                                         \
   "{\"ociVersion\":\"1.0.2\",\"root\":{\"path\":\"rootfs\"},\"mounts\":" mounts                  \

@@ -15,6 +15,7 @@
 #include "core/ns/rootless.h"
 #include "core/utils.h"
 #include "unit.h"
+#include "unit_files.h"
 
 static char tmpdir[] = "/tmp/ocisbx-unit-rootless.XXXXXX";
 
@@ -22,9 +23,7 @@ static char *
 write_subid (const char *content)
 {
   char *p = xasprintf ("%s/subuid", tmpdir);
-  FILE *f = fopen (p, "w");
-  fputs (content, f);
-  fclose (f);
+  CHECK (write_text (p, content));
   return p;
 }
 

@@ -2,6 +2,7 @@
    listener hand-over, the SHA-256 behind the cache key, and the cloned binary. */
 #include <config.h>
 #include "unit.h"
+#include "unit_files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,21 +39,6 @@ static uint32_t u32_38 = 38, u32_77 = 77, u32_99 = 99, u32_5 = 5;
 
 /* A closed fd: fcntl on it fails with EBADF unless a rule answers first. */
 #define NOFD 5000
-
-static char *
-tmpdir (void)
-{
-  char tmpl[] = "/tmp/test_seccomp.XXXXXX";
-  return xstrdup (mkdtemp (tmpl));
-}
-
-static void
-rm_rf (const char *dir)
-{
-  cleanup_free char *cmd = xasprintf ("rm -rf '%s'", dir);
-  if (system (cmd) != 0)
-    fprintf (stderr, "  could not remove %s\n", dir);
-}
 
 static char *
 prepare_err (const oci_seccomp *sc)
@@ -570,7 +556,7 @@ test_notify_round_trip (void)
 static void
 test_send_listener (void)
 {
-  cleanup_free char *dir = tmpdir ();
+  cleanup_free char *dir = mktree ();
   cleanup_free char *path = xasprintf ("%s/agent.sock", dir);
   oci_seccomp sc = { .default_action = "SCMP_ACT_ALLOW", .listener_path = path, .listener_metadata = "m\"eta" };
   struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -622,7 +608,7 @@ test_send_listener (void)
   unlink (path);
   CHECK (seccomp_send_listener_pid (&sc, sent, 1, "{}", &err) < 0);
   CHECK (err && strstr (err->msg, "seccomp: connect to the seccomp agent at listenerPath") != NULL);
-  rm_rf (dir);
+  rmtree (steal_ptr (&dir));
 }
 
 /* --- cache --- */
@@ -630,7 +616,7 @@ test_send_listener (void)
 static void
 test_cache (void)
 {
-  cleanup_free char *dir = tmpdir ();
+  cleanup_free char *dir = mktree ();
   cleanup_free char *cache = xasprintf ("%s/seccomp-cache", dir);
   oci_syscall rules[] = { { NAMES ("mkdir", "rmdir"), .action = "SCMP_ACT_ERRNO", .errno_ret = &u32_38 },
                           { NAMES ("kill"), .action = "SCMP_ACT_KILL" } };
@@ -710,7 +696,7 @@ test_cache (void)
   CHECK (seccomp_prepare (&sc, cache, &second, &err) == 0 && !seccomp_prog_from_cache (second));
   seccomp_prog_free (second);
   seccomp_prog_free (first);
-  rm_rf (dir);
+  rmtree (steal_ptr (&dir));
 }
 
 /* --- cloned binary, LSM --- */

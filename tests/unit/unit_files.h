@@ -14,6 +14,17 @@
 #include "core/utils.h"
 #include "ocispec.h"
 
+/* PATH (created or truncated, 0644) with CONTENT; false if it could not be written. */
+static __attribute__ ((unused)) bool
+write_text (const char *path, const char *content)
+{
+  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  bool ok = fd >= 0 && write_all (fd, content, strlen (content)) == (ssize_t) strlen (content);
+  if (fd >= 0)
+    close (fd);
+  return ok;
+}
+
 /* ROOT/REL with CONTENT, the directories on the way created (0755). */
 static __attribute__ ((unused)) void
 put (const char *root, const char *rel, const char *content)
@@ -26,12 +37,7 @@ put (const char *root, const char *rel, const char *content)
       mkdir (d, 0755);
       *s = '/';
     }
-  int fd = open (p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd >= 0)
-    {
-      write_all (fd, content, strlen (content));
-      close (fd);
-    }
+  write_text (p, content);
   free (d);
   free (p);
 }
