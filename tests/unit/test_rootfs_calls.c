@@ -344,90 +344,77 @@ run_sequence (const char *config_json, const char *const *files, bool userns)
   "\"/sys/firmware\"],\"readonlyPaths\":[\"/proc/bus\",\"/proc/sys\"]"
 static const char *const spec_files[] = { "/proc/acpi/", "/proc/kcore", "/proc/sys/", "/sys/firmware/", NULL };
 
+/* The calls, by step.  "R" is the rootfs; after pivot_root its paths have no "R" (the
+   test's pivot_root is a chroot).  There the rootfs has no procfs at /proc (the proc
+   mount was only recorded): the masks and read-only binds go through the fds with the
+   new mount API, as they do in a container without /proc. */
+#define CALLS_ROOT(first) first "mount R R - bind,rec -\n"
+#define CALLS_SPEC_MOUNTS                                                                          \
+  "mount proc R/proc proc 0 -\n"                                                                   \
+  "mount tmpfs R/dev tmpfs nosuid,strictatime mode=755,size=65536k\n"                              \
+  "mount devpts R/dev/pts devpts nosuid,noexec newinstance,ptmxmode=0666,mode=0620,gid=5\n"        \
+  "mount shm R/dev/shm tmpfs nosuid,nodev,noexec mode=1777,size=65536k\n"                          \
+  "mount mqueue R/dev/mqueue mqueue nosuid,nodev,noexec -\n"                                       \
+  "mount sysfs R/sys sysfs ro,nosuid,nodev,noexec -\n"
+#define CALLS_MKNOD                                                                                \
+  "mknod R/dev/null c 1:3 0666\n"                                                                  \
+  "mknod R/dev/zero c 1:5 0666\n"                                                                  \
+  "mknod R/dev/full c 1:7 0666\n"                                                                  \
+  "mknod R/dev/random c 1:8 0666\n"                                                                \
+  "mknod R/dev/urandom c 1:9 0666\n"                                                               \
+  "mknod R/dev/tty c 5:0 0666\n"
+#define CALLS_HOST_NODES                                                                           \
+  "mount /dev/null R/dev/null - bind -\n"                                                          \
+  "mount /dev/zero R/dev/zero - bind -\n"                                                          \
+  "mount /dev/full R/dev/full - bind -\n"                                                          \
+  "mount /dev/random R/dev/random - bind -\n"                                                      \
+  "mount /dev/urandom R/dev/urandom - bind -\n"                                                    \
+  "mount /dev/tty R/dev/tty - bind -\n"
+#define CALLS_PIVOT                                                                                \
+  "pivot_root . . (cwd R)\n"                                                                       \
+  "mount - . - rec,slave -\n"                                                                      \
+  "umount2 . detach\n"
+/* readonlyPaths /proc/sys (/proc/bus is missing), then maskedPaths: a tmpfs on each
+   directory, /dev/null on the file (the missing ones skipped). */
+#define CALLS_SPEC_PATHS                                                                           \
+  "open_tree /proc/sys clone rec\n"                                                                \
+  "mount_setattr /proc/sys set=0x1 clr=0\n"                                                        \
+  "move_mount /proc/sys -> /proc/sys\n"                                                            \
+  "fsopen tmpfs\n"                                                                                 \
+  "fsconfig mode=0755\n"                                                                           \
+  "fsconfig cmd 6\n"                                                                               \
+  "fsmount attr=0xf\n"                                                                             \
+  "move_mount /memfd:fsmount (deleted) -> /proc/acpi\n"                                            \
+  "open_tree /dev/null clone\n"                                                                    \
+  "move_mount /dev/null -> /proc/kcore\n"                                                          \
+  "fsopen tmpfs\n"                                                                                 \
+  "fsconfig mode=0755\n"                                                                           \
+  "fsconfig cmd 6\n"                                                                               \
+  "fsmount attr=0xf\n"                                                                             \
+  "move_mount /memfd:fsmount (deleted) -> /sys/firmware\n"
+#define PRIVATE "mount - / - rec,private -\n"
+
 static void
 test_spec_default (void)
 {
   if (!run_sequence (CFG ("{\"path\":\"rootfs\",\"readonly\":true}", SPEC_MOUNTS, "{" SPEC_PATHS "}"),
                      spec_files, false))
     return;
-  CHECK_CALLS (
-                "mount - / - rec,private -\n"
-                "mount R R - bind,rec -\n"
-                "mount proc R/proc proc 0 -\n"
-                "mount tmpfs R/dev tmpfs nosuid,strictatime mode=755,size=65536k\n"
-                "mount devpts R/dev/pts devpts nosuid,noexec newinstance,ptmxmode=0666,mode=0620,gid=5\n"
-                "mount shm R/dev/shm tmpfs nosuid,nodev,noexec mode=1777,size=65536k\n"
-                "mount mqueue R/dev/mqueue mqueue nosuid,nodev,noexec -\n"
-                "mount sysfs R/sys sysfs ro,nosuid,nodev,noexec -\n"
-                "mknod R/dev/null c 1:3 0666\n"
-                "mknod R/dev/zero c 1:5 0666\n"
-                "mknod R/dev/full c 1:7 0666\n"
-                "mknod R/dev/random c 1:8 0666\n"
-                "mknod R/dev/urandom c 1:9 0666\n"
-                "mknod R/dev/tty c 5:0 0666\n"
-                "pivot_root . . (cwd R)\n"
-                "mount - . - rec,slave -\n"
-                "umount2 . detach\n"
-                "open_tree /proc/sys clone rec\n"
-                "mount_setattr /proc/sys set=0x1 clr=0\n"
-                "move_mount /proc/sys -> /proc/sys\n"
-                "fsopen tmpfs\n"
-                "fsconfig mode=0755\n"
-                "fsconfig cmd 6\n"
-                "fsmount attr=0xf\n"
-                "move_mount /memfd:fsmount (deleted) -> /proc/acpi\n"
-                "open_tree /dev/null clone\n"
-                "move_mount /dev/null -> /proc/kcore\n"
-                "fsopen tmpfs\n"
-                "fsconfig mode=0755\n"
-                "fsconfig cmd 6\n"
-                "fsmount attr=0xf\n"
-                "move_mount /memfd:fsmount (deleted) -> /sys/firmware\n"
-                "mount_setattr / set=0x1 clr=0\n");
+  /* root.readonly last of all */
+  CHECK_CALLS (CALLS_ROOT (PRIVATE) CALLS_SPEC_MOUNTS CALLS_MKNOD CALLS_PIVOT CALLS_SPEC_PATHS
+               "mount_setattr / set=0x1 clr=0\n");
 }
 
-/* A user namespace: host nodes bound instead of mknod, no read-only root. */
+/* A user namespace: the host's nodes bound instead of mknod; a writable root. */
 static void
 test_spec_userns (void)
 {
   if (!run_sequence (CFG ("{\"path\":\"rootfs\"}", SPEC_MOUNTS, "{" SPEC_PATHS "}"), spec_files, true))
     return;
-  CHECK_CALLS (
-                "mount - / - rec,private -\n"
-                "mount R R - bind,rec -\n"
-                "mount proc R/proc proc 0 -\n"
-                "mount tmpfs R/dev tmpfs nosuid,strictatime mode=755,size=65536k\n"
-                "mount devpts R/dev/pts devpts nosuid,noexec newinstance,ptmxmode=0666,mode=0620,gid=5\n"
-                "mount shm R/dev/shm tmpfs nosuid,nodev,noexec mode=1777,size=65536k\n"
-                "mount mqueue R/dev/mqueue mqueue nosuid,nodev,noexec -\n"
-                "mount sysfs R/sys sysfs ro,nosuid,nodev,noexec -\n"
-                "mount /dev/null R/dev/null - bind -\n"
-                "mount /dev/zero R/dev/zero - bind -\n"
-                "mount /dev/full R/dev/full - bind -\n"
-                "mount /dev/random R/dev/random - bind -\n"
-                "mount /dev/urandom R/dev/urandom - bind -\n"
-                "mount /dev/tty R/dev/tty - bind -\n"
-                "pivot_root . . (cwd R)\n"
-                "mount - . - rec,slave -\n"
-                "umount2 . detach\n"
-                "open_tree /proc/sys clone rec\n"
-                "mount_setattr /proc/sys set=0x1 clr=0\n"
-                "move_mount /proc/sys -> /proc/sys\n"
-                "fsopen tmpfs\n"
-                "fsconfig mode=0755\n"
-                "fsconfig cmd 6\n"
-                "fsmount attr=0xf\n"
-                "move_mount /memfd:fsmount (deleted) -> /proc/acpi\n"
-                "open_tree /dev/null clone\n"
-                "move_mount /dev/null -> /proc/kcore\n"
-                "fsopen tmpfs\n"
-                "fsconfig mode=0755\n"
-                "fsconfig cmd 6\n"
-                "fsmount attr=0xf\n"
-                "move_mount /memfd:fsmount (deleted) -> /sys/firmware\n");
+  CHECK_CALLS (CALLS_ROOT (PRIVATE) CALLS_SPEC_MOUNTS CALLS_HOST_NODES CALLS_PIVOT CALLS_SPEC_PATHS);
 }
 
-/* A read-only bind with its own propagation, and tmpfs /dev bound from the host. */
+/* Binds with options: the bind, then its flags (mount_setattr), then its propagation. */
 static void
 test_bind_propagation (void)
 {
@@ -439,40 +426,17 @@ test_bind_propagation (void)
                           "{}"),
                      NULL, false))
     return;
-  CHECK_CALLS (
-                "mount - / - rec,private -\n"
-                "mount R R - bind,rec -\n"
-                "mount /tmp R/data - bind,rec -\n"
-                "mount_setattr R/data set=0x3 clr=0\n"
-                "mount - R/data - rec,slave -\n"
-                "mount /etc/hosts R/etc/hosts - bind -\n"
-                "mount - R/etc/hosts - private -\n"
-                "mknod R/dev/null c 1:3 0666\n"
-                "mknod R/dev/zero c 1:5 0666\n"
-                "mknod R/dev/full c 1:7 0666\n"
-                "mknod R/dev/random c 1:8 0666\n"
-                "mknod R/dev/urandom c 1:9 0666\n"
-                "mknod R/dev/tty c 5:0 0666\n"
-                "pivot_root . . (cwd R)\n"
-                "mount - . - rec,slave -\n"
-                "umount2 . detach\n");
+  CHECK_CALLS (CALLS_ROOT (PRIVATE)
+               "mount /tmp R/data - bind,rec -\n"
+               "mount_setattr R/data set=0x3 clr=0\n"
+               "mount - R/data - rec,slave -\n"
+               "mount /etc/hosts R/etc/hosts - bind -\n"
+               "mount - R/etc/hosts - private -\n" CALLS_MKNOD CALLS_PIVOT);
 }
 
-/* An empty config's sequence between the first propagation call(s) and the last. */
-#define SEQUENCE_EMPTY \
-  "mount R R - bind,rec -\n" \
-  "mknod R/dev/null c 1:3 0666\n" \
-  "mknod R/dev/zero c 1:5 0666\n" \
-  "mknod R/dev/full c 1:7 0666\n" \
-  "mknod R/dev/random c 1:8 0666\n" \
-  "mknod R/dev/urandom c 1:9 0666\n" \
-  "mknod R/dev/tty c 5:0 0666\n" \
-  "pivot_root . . (cwd R)\n" \
-  "mount - . - rec,slave -\n" \
-  "umount2 . detach\n"
-
-/* rootfsPropagation: "/" made private first (slave and shared kept for the end), the
-   value set last. */
+/* rootfsPropagation: "/" made private first (slave and shared kept), the value set
+   last of all; with shared, the mount holding the rootfs made private (pivot_root
+   refuses a shared parent). */
 static void
 test_rootfs_propagation (void)
 {
@@ -480,10 +444,10 @@ test_rootfs_propagation (void)
   {
     const char *value, *first, *last;
   } cases[] = {
-    { "rprivate", "mount - / - rec,private -\n", "mount - / - rec,private -\n" },
+    { "rprivate", PRIVATE, "mount - / - rec,private -\n" },
     { "rslave", "mount - / - rec,slave -\n", "mount - / - rec,slave -\n" },
     { "shared", "mount - / - rec,shared -\nmount - R - private -\n", "mount - / - shared -\n" },
-    { "runbindable", "mount - / - rec,private -\n", "mount - / - rec,unbindable -\n" },
+    { "runbindable", PRIVATE, "mount - / - rec,unbindable -\n" },
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
@@ -492,7 +456,8 @@ test_rootfs_propagation (void)
                 cases[i].value);
       if (!run_sequence (json, NULL, false))
         return;
-      snprintf (want, sizeof want, "%s%s%s", cases[i].first, SEQUENCE_EMPTY, cases[i].last);
+      snprintf (want, sizeof want, "%s" CALLS_ROOT ("") CALLS_MKNOD CALLS_PIVOT "%s", cases[i].first,
+                cases[i].last);
       CHECK_CALLS (want);
     }
 }
