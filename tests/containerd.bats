@@ -24,7 +24,7 @@ setup_file() {
 	c images import "$ENG_DIR/busybox.tar" >/dev/null
 }
 
-teardown_file() { eng_teardown_file "$(rt_state)"; }
+teardown_file() { eng_teardown_file "$(ctrd_rt_state)"; }
 
 setup() { NAME="ct$BATS_TEST_NUMBER"; }
 
@@ -41,7 +41,7 @@ teardown() {
 }
 
 # The runtime's state dir (ctr's --runc-root; the shim adds the namespace).
-rt_state() { echo "$ENG_DIR/rtroot/default"; }
+ctrd_rt_state() { echo "$ENG_DIR/rtroot/default"; }
 
 # c ARGS...: ctr for this file's containerd.
 c() { timeout -k 5 "$ENG_TIMEOUT" ctr --address "$CTRD_SOCK" "$@"; }
@@ -60,9 +60,9 @@ task_status() { c task ls | awk -v id="$1" '$1 == id {print $3}'; }
 task_is() { [ "$(task_status "$1")" = "$2" ]; }
 wait_task() { eng_wait_for 30 "task $1 to be $2" task_is "$1" "$2"; }
 
-# assert_gone ID: the runtime, the cgroups and containerd know nothing of ID.
-assert_gone() {
-	[ ! -e "$(rt_state)/$1" ] || { echo "runtime state left: $(rt_state)/$1" >&2; return 1; }
+# ctrd_assert_gone ID: the runtime, the cgroups and containerd know nothing of ID.
+ctrd_assert_gone() {
+	[ ! -e "$(ctrd_rt_state)/$1" ] || { echo "runtime state left: $(ctrd_rt_state)/$1" >&2; return 1; }
 	[ -z "$(find /sys/fs/cgroup/ -maxdepth 6 -type d -path "*$ENG_CGPARENT/$1" 2>/dev/null)" ] ||
 		{ echo "cgroups left for $1" >&2; return 1; }
 	run c containers info "$1"
@@ -75,14 +75,14 @@ assert_gone() {
 	[ "$output" = "hello from the container" ]
 	run ctr_run --rm "$NAME" sh -c 'exit 3'
 	[ "$status" -eq 3 ]
-	assert_gone "$NAME"
+	ctrd_assert_gone "$NAME"
 }
 
 @test "containerd: run -d, task exec (plain and on a pty), kill, delete" {
 	ctr_run -d "$NAME" sleep 1000
 	wait_task "$NAME" RUNNING
 	# the container is the runtime's
-	run "$OCI_RUNTIME" --root "$(rt_state)" state "$NAME"
+	run "$OCI_RUNTIME" --root "$(ctrd_rt_state)" state "$NAME"
 	[ "$status" -eq 0 ]
 
 	run c task exec --exec-id e1 "$NAME" sh -c 'echo in-exec; echo err >&2; exit 4'
@@ -100,14 +100,14 @@ assert_gone() {
 	wait_task "$NAME" STOPPED
 	c task delete "$NAME" >/dev/null
 	c containers delete "$NAME"
-	assert_gone "$NAME"
+	ctrd_assert_gone "$NAME"
 }
 
 @test "containerd: ctr run -t relays a pty" {
 	run timeout 60 script -qec "ctr --address $CTRD_SOCK run -t --rm --runc-binary $OCI_RUNTIME --runc-root $ENG_DIR/rtroot --cgroup $ENG_CGPARENT/$NAME $IMAGE $NAME sh -c 'tty; exit 5'" /dev/null </dev/null
 	[ "$status" -eq 5 ]
 	[[ "$output" == *"/dev/pts/"* ]]
-	assert_gone "$NAME"
+	ctrd_assert_gone "$NAME"
 }
 
 @test "containerd: kill of an exited task is harmless (not found), kill -a too" {
@@ -122,7 +122,7 @@ assert_gone() {
 	run c task delete "$NAME"
 	[ "$status" -eq 0 ]
 	c containers delete "$NAME"
-	assert_gone "$NAME"
+	ctrd_assert_gone "$NAME"
 }
 
 @test "containerd: kill -a reaches every process of the task" {
@@ -134,7 +134,7 @@ assert_gone() {
 	wait_task "$NAME" STOPPED
 	c task delete "$NAME" >/dev/null
 	c containers delete "$NAME"
-	assert_gone "$NAME"
+	ctrd_assert_gone "$NAME"
 }
 
 # ctr_ticks EXEC_ID: the lines the pause test's loop wrote; ctr_ticks_above N: more than N.
@@ -175,5 +175,5 @@ else:                                              # v2
 
 @test "containerd: containerd stops and leaves nothing (mounts, cgroups, runtime state, shims)" {
 	eng_daemon_stop
-	eng_assert_clean "$(rt_state)"
+	eng_assert_clean "$(ctrd_rt_state)"
 }

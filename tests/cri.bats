@@ -57,14 +57,16 @@ setup_file() {
 	ctr --address "$CTRD_SOCK" -n k8s.io images import "$ENG_DIR/busybox.tar" >/dev/null
 }
 
-teardown_file() { eng_teardown_file "$(rt_state)"; }
+teardown_file() { eng_teardown_file "$(cri_rt_state)"; }
+
+teardown() { common_teardown; }
 
 setup() {
 	POD_NAME="pod$BATS_TEST_NUMBER"
 }
 
 # The runtime's state dir as the shim passes it (--root ROOT/NAMESPACE).
-rt_state() { echo "$ENG_DIR/rtroot/k8s.io"; }
+cri_rt_state() { echo "$ENG_DIR/rtroot/k8s.io"; }
 
 # cri CALL [JSON]: one CRI call; the reply (JSON) on stdout.
 cri() { "$PYTHON" "$HELPERS/cri.py" -s "$CTRD_SOCK" -t "$ENG_TIMEOUT" "$@"; }
@@ -116,7 +118,7 @@ exec_sync() {
 assert_pod_gone() {
 	local id
 	for id in $GONE; do
-		[ ! -e "$(rt_state)/$id" ] || { echo "runtime state left: $(rt_state)/$id" >&2; return 1; }
+		[ ! -e "$(cri_rt_state)/$id" ] || { echo "runtime state left: $(cri_rt_state)/$id" >&2; return 1; }
 		[ -z "$(find /sys/fs/cgroup/ -maxdepth 6 -type d -name "$id" 2>/dev/null)" ] ||
 			{ echo "cgroups left for $id" >&2; return 1; }
 	done
@@ -137,13 +139,13 @@ assert_pod_gone() {
 @test "CRI: a container that exits by itself: every call from RunPodSandbox to RemovePodSandbox succeeds" {
 	run_pod
 	GONE=$POD
-	[ -d "$(rt_state)/$POD" ] # the sandbox runs under $OCI_RUNTIME
+	[ -d "$(cri_rt_state)/$POD" ] # the sandbox runs under $OCI_RUNTIME
 	create_ctr c1 '"command": ["sh", "-c", "echo started; while [ ! -e /tmp/done ]; do sleep 0.1; done; exit 7"],
 		"linux": {"resources": {"memory_limit_in_bytes": 67108864, "cpu_shares": 256}}'
 	GONE="$GONE $CTR"
 	cri StartContainer "{\"container_id\": \"$CTR\"}"
 	[ "$(ctr_state "$CTR")" = 1 ]
-	[ -d "$(rt_state)/$CTR" ]
+	[ -d "$(cri_rt_state)/$CTR" ]
 
 	run exec_sync "$CTR" sh -c 'cat /sys/fs/cgroup/memory/memory.limit_in_bytes; echo to-stderr >&2; exit 3'
 	[ "$status" -eq 0 ]
@@ -226,5 +228,5 @@ assert_pod_gone() {
 
 @test "CRI: containerd stops and leaves nothing (mounts, cgroups, runtime state, shims)" {
 	eng_daemon_stop
-	eng_assert_clean "$(rt_state)"
+	eng_assert_clean "$(cri_rt_state)"
 }

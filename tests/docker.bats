@@ -28,7 +28,7 @@ setup_file() {
 	rm -f "$ENG_DIR/rootfs.tar"
 }
 
-teardown_file() { eng_teardown_file "$(rt_state)"; }
+teardown_file() { eng_teardown_file "$(dk_rt_state)"; }
 
 setup() {
 	NAME="dt$BATS_TEST_NUMBER"
@@ -45,13 +45,13 @@ teardown() {
 
 # The runtime's state dir as the shim passes it (--root EXEC_ROOT/runtime-runc/moby, for
 # every runtime).
-rt_state() { echo "$ENG_DIR/dk/exec/runtime-runc/moby"; }
+dk_rt_state() { echo "$ENG_DIR/dk/exec/runtime-runc/moby"; }
 
 # dkr ARGS...: `docker run --network none ARGS`, stdin from /dev/null.
 dkr() { dk run --network none "$@" </dev/null; }
 
-# run_d NAME ARGS...: `docker run -d` and wait until it runs.
-run_d() {
+# dk_run_d NAME ARGS...: `docker run -d` and wait until it runs.
+dk_run_d() {
 	local name=$1
 	shift
 	dkr -d --name "$name" "$@" >/dev/null
@@ -78,7 +78,7 @@ assert_no_containers_left() {
 	done
 	run eng_shims
 	[ -z "$output" ] || { echo "shims left: $output" >&2; return 1; }
-	run eng_state_entries "$(rt_state)"
+	run eng_state_entries "$(dk_rt_state)"
 	[ -z "$output" ] || { echo "runtime state left: $output" >&2; return 1; }
 	run comm -13 "$ENG_DIR/mounts.base" <(eng_mounts | sort)
 	[ -z "$output" ] || { echo "mounts left: $output" >&2; return 1; }
@@ -139,10 +139,10 @@ assert_no_containers_left() {
 # --- a long-lived container ---------------------------------------------------
 
 @test "docker: -d, exec, logs, stop, start, restart, rm" {
-	run_d "$NAME" "$IMAGE" sh -c 'echo started; trap "echo term; exit 0" TERM; while :; do sleep 0.1; done'
+	dk_run_d "$NAME" "$IMAGE" sh -c 'echo started; trap "echo term; exit 0" TERM; while :; do sleep 0.1; done'
 	wait_log "$NAME" started
 	# the container is the runtime's
-	run "$OCI_RUNTIME" --root "$(rt_state)" state "$(dk_field "$NAME" '{{.Id}}')"
+	run "$OCI_RUNTIME" --root "$(dk_rt_state)" state "$(dk_field "$NAME" '{{.Id}}')"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'"status": "running"'* || "$output" == *'"status":"running"'* ]]
 
@@ -171,7 +171,7 @@ assert_no_containers_left() {
 }
 
 @test "docker: exec -it runs on a pty of its own" {
-	run_d "$NAME" "$IMAGE" sleep 1000
+	dk_run_d "$NAME" "$IMAGE" sleep 1000
 	# docker sends the window size after the process started: poll for it (busybox's
 	# stty size prints nothing, or an error, while the size is 0 0)
 	local size_loop='tty; for i in $(seq 100); do s=$(stty size 2>/dev/null); case "$s" in "" | "0 "* | *" 0") ;; *) break ;; esac; sleep 0.1; done; echo "size:$s"'
@@ -183,7 +183,7 @@ assert_no_containers_left() {
 }
 
 @test "docker: stop of a process that ignores SIGTERM: SIGKILL after the timeout (137)" {
-	run_d "$NAME" "$IMAGE" sh -c 'trap "" TERM; while :; do sleep 0.1; done'
+	dk_run_d "$NAME" "$IMAGE" sh -c 'trap "" TERM; while :; do sleep 0.1; done'
 	dk stop -t 1 "$NAME" >/dev/null
 	[ "$(dk_field "$NAME" '{{.State.Status}} {{.State.ExitCode}}')" = "exited 137" ]
 	# and once more on the stopped container
@@ -191,7 +191,7 @@ assert_no_containers_left() {
 }
 
 @test "docker: kill --signal reaches the process; kill stops it" {
-	run_d "$NAME" "$IMAGE" sh -c 'trap "echo got-usr1" USR1; echo ready; while :; do sleep 0.1; done'
+	dk_run_d "$NAME" "$IMAGE" sh -c 'trap "echo got-usr1" USR1; echo ready; while :; do sleep 0.1; done'
 	wait_log "$NAME" ready
 	dk kill --signal USR1 "$NAME" >/dev/null
 	wait_log "$NAME" got-usr1
@@ -204,7 +204,7 @@ ticks() { dk exec "$NAME" sh -c 'wc -l </tmp/n'; }
 ticks_above() { [ "$(ticks)" -gt "$1" ]; }
 
 @test "docker: pause and unpause" {
-	run_d "$NAME" "$IMAGE" sh -c 'while :; do echo >>/tmp/n; sleep 0.1; done'
+	dk_run_d "$NAME" "$IMAGE" sh -c 'while :; do echo >>/tmp/n; sleep 0.1; done'
 	eng_wait_for 30 "the container's loop to start" ticks_above 0
 	dk pause "$NAME" >/dev/null
 	[ "$(dk_field "$NAME" '{{.State.Status}} {{.State.Paused}}')" = "paused true" ]
@@ -218,7 +218,7 @@ ticks_above() { [ "$(ticks)" -gt "$1" ]; }
 }
 
 @test "docker: top lists the container's processes" {
-	run_d "$NAME" "$IMAGE" sh -c 'sleep 1001 & sleep 1002'
+	dk_run_d "$NAME" "$IMAGE" sh -c 'sleep 1001 & sleep 1002'
 	run dk top "$NAME"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"sleep 1001"* ]]
@@ -242,7 +242,7 @@ ticks_above() { [ "$(ticks)" -gt "$1" ]; }
 }
 
 @test "docker: update changes memory, cpu shares and pids of a running container" {
-	run_d "$NAME" -m 32m --memory-swap 32m "$IMAGE" sleep 1000
+	dk_run_d "$NAME" -m 32m --memory-swap 32m "$IMAGE" sleep 1000
 	dk update --memory 64m --memory-swap 64m --cpu-shares 512 --pids-limit 50 "$NAME" >/dev/null
 	run dk exec "$NAME" cat /sys/fs/cgroup/memory/memory.limit_in_bytes /sys/fs/cgroup/cpu/cpu.shares /sys/fs/cgroup/pids/pids.max
 	[ "$status" -eq 0 ]
@@ -295,7 +295,7 @@ ticks_above() { [ "$(ticks)" -gt "$1" ]; }
 }
 
 @test "docker: a healthcheck runs through the runtime and turns healthy" {
-	run_d "$NAME" --health-cmd 'test -e /tmp/healthy' --health-interval 1s --health-retries 1 --health-timeout 20s "$IMAGE" sleep 1000
+	dk_run_d "$NAME" --health-cmd 'test -e /tmp/healthy' --health-interval 1s --health-retries 1 --health-timeout 20s "$IMAGE" sleep 1000
 	wait_for_output unhealthy 60 "container $NAME: health" dk_field "$NAME" '{{.State.Health.Status}}'
 	dk exec "$NAME" touch /tmp/healthy
 	wait_for_output healthy 60 "container $NAME: health" dk_field "$NAME" '{{.State.Health.Status}}'
@@ -314,5 +314,5 @@ ticks_above() { [ "$(ticks)" -gt "$1" ]; }
 @test "docker: dockerd stops and leaves nothing (mounts, cgroups, runtime state, shims)" {
 	dk rm -f $(dk ps -aq) >/dev/null 2>&1 || true
 	eng_daemon_stop 60
-	eng_assert_clean "$(rt_state)"
+	eng_assert_clean "$(dk_rt_state)"
 }
