@@ -8,7 +8,7 @@ setup() { common_setup; }
 
 @test "default devices: type, major:minor and mode" {
 	# busybox stat: %t/%T are the major/minor in hex
-	ctr 'for d in null zero full random urandom tty; do stat -c "%n %F %t:%T %a %u:%g" /dev/$d; done'
+	ctr_sh 'for d in null zero full random urandom tty; do stat -c "%n %F %t:%T %a %u:%g" /dev/$d; done'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "/dev/null character special file 1:3 666 0:0" ]
 	[ "${lines[1]}" = "/dev/zero character special file 1:5 666 0:0" ]
@@ -19,7 +19,7 @@ setup() { common_setup; }
 }
 
 @test "default devices work" {
-	ctr 'echo discard >/dev/null && echo null-ok
+	ctr_sh 'echo discard >/dev/null && echo null-ok
 		echo "zero=$(head -c 4 /dev/zero | od -An -tx1 | tr -d " ")"
 		echo "urandom=$(head -c 16 /dev/urandom | wc -c)"
 		(echo x >/dev/full) 2>/dev/null || echo full-ok'
@@ -32,7 +32,7 @@ setup() { common_setup; }
 }
 
 @test "default links: fd stdin stdout stderr ptmx (core only with /proc/kcore)" {
-	ctr 'for l in fd stdin stdout stderr ptmx; do echo "$l -> $(readlink /dev/$l)"; done; [ -e /dev/core ] || [ -L /dev/core ] && echo "core -> $(readlink /dev/core)" || echo no-core'
+	ctr_sh 'for l in fd stdin stdout stderr ptmx; do echo "$l -> $(readlink /dev/$l)"; done; [ -e /dev/core ] || [ -L /dev/core ] && echo "core -> $(readlink /dev/core)" || echo no-core'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "fd -> /proc/self/fd" ]
 	[ "${lines[1]}" = "stdin -> /proc/self/fd/0" ]
@@ -47,7 +47,7 @@ setup() { common_setup; }
 }
 
 @test "/dev is the config's tmpfs, /dev/pts a new devpts instance" {
-	ctr "awk '\$5 == \"/dev\" || \$5 == \"/dev/pts\" {print \$5, \$(NF-2)}' /proc/self/mountinfo"
+	ctr_sh "awk '\$5 == \"/dev\" || \$5 == \"/dev/pts\" {print \$5, \$(NF-2)}' /proc/self/mountinfo"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "/dev tmpfs" ]
 	[ "${lines[1]}" = "/dev/pts devpts" ]
@@ -56,7 +56,7 @@ setup() { common_setup; }
 @test "read-only /dev: the devices and links are made, then /dev is read-only" {
 	config_add 'mounts[destination=/dev].options' '"ro"'
 	config_add linux.devices '{"path":"/dev/mychar","type":"c","major":1,"minor":5}'
-	ctr 'grep "^tmpfs /dev " /proc/mounts; echo x >/dev/null && echo null-ok; ls /dev/mychar; readlink /dev/stdin; touch /dev/new 2>/dev/null || echo ro-ok'
+	ctr_sh 'grep "^tmpfs /dev " /proc/mounts; echo x >/dev/null && echo null-ok; ls /dev/mychar; readlink /dev/stdin; touch /dev/new 2>/dev/null || echo ro-ok'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == "tmpfs /dev tmpfs ro,"* ]]
@@ -71,7 +71,7 @@ setup() { common_setup; }
 	config_add linux.devices '{"path":"/dev/myblock","type":"b","major":7,"minor":200,"fileMode":384,"uid":0,"gid":6}'
 	config_add linux.devices '{"path":"/dev/myfifo","type":"p","fileMode":420}'
 	config_add linux.devices '{"path":"/dev/nested/dir/node","type":"u","major":1,"minor":7}'
-	ctr 'for d in mychar myblock myfifo nested/dir/node; do stat -c "%n %F %t:%T %a %u:%g" /dev/$d; done'
+	ctr_sh 'for d in mychar myblock myfifo nested/dir/node; do stat -c "%n %F %t:%T %a %u:%g" /dev/$d; done'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "/dev/mychar character special file 1:5 640 1000:1001" ]
 	[ "${lines[1]}" = "/dev/myblock block special file 7:c8 600 0:6" ]
@@ -92,7 +92,7 @@ setup() { common_setup; }
 		have_acl=1
 	fi
 	config_add linux.devices '{"path":"/sgid/node","type":"c","major":1,"minor":3,"fileMode":438,"uid":0,"gid":0}'
-	ctr 'stat -c "%a %u:%g" /sgid/node'
+	ctr_sh 'stat -c "%a %u:%g" /sgid/node'
 	echo "$output (default ACL: $have_acl)"
 	[ "$status" -eq 0 ]
 	# runc 1.1 leaves the mode the default ACL gave (600)
@@ -108,7 +108,7 @@ setup() { common_setup; }
 	config_del 'mounts[destination=/dev]'
 	ln -s "$TESTDIR/hostdir" "$BUNDLE/rootfs/dev/evil"
 	config_add linux.devices '{"path":"/dev/evil/node","type":"c","major":1,"minor":3}'
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -eq 0 ]
 	[ ! -e "$TESTDIR/hostdir/node" ]
 	[ -c "$BUNDLE/rootfs/$TESTDIR/hostdir/node" ]
@@ -117,7 +117,7 @@ setup() { common_setup; }
 @test "linux.devices: a relative path is refused, naming the field" {
 	requires_ocisbx "error text"
 	config_add linux.devices '{"path":"dev/rel","type":"c","major":1,"minor":3}'
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'.linux.devices[0].path: "dev/rel" is not an absolute path'* ]]
 	[ -z "$(state_entries)" ]

@@ -14,18 +14,18 @@ teardown() { common_teardown; }
 mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 
 @test "root.readonly: / is read-only, writes fail with EROFS" {
-	ctr 'touch /newfile'
+	ctr_sh 'touch /newfile'
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"Read-only file system"* ]]
 	[ ! -e "$BUNDLE/rootfs/newfile" ]
-	ctr "$(mi /)"
+	ctr_sh "$(mi /)"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" / ro,"* ]]
 }
 
 @test "root.readonly false: / is writable" {
 	config_set root.readonly false
-	ctr 'echo hello >/newfile && cat /newfile'
+	ctr_sh 'echo hello >/newfile && cat /newfile'
 	[ "$status" -eq 0 ]
 	[ "$output" = hello ]
 	[ "$(cat "$BUNDLE/rootfs/newfile")" = hello ]
@@ -34,7 +34,7 @@ mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 @test "bind rw: the container writes the host directory" {
 	bind_shared /mnt
 	echo from-host >"$SHARED/in"
-	ctr 'cat /mnt/in && echo from-ctr >/mnt/out'
+	ctr_sh 'cat /mnt/in && echo from-ctr >/mnt/out'
 	[ "$status" -eq 0 ]
 	[ "$output" = from-host ]
 	[ "$(cat "$SHARED/out")" = from-ctr ]
@@ -43,12 +43,12 @@ mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 @test "bind ro: reads work, writes fail with EROFS" {
 	bind_shared /mnt ro
 	echo from-host >"$SHARED/in"
-	ctr 'cat /mnt/in; echo x >/mnt/out'
+	ctr_sh 'cat /mnt/in; echo x >/mnt/out'
 	[ "$status" -ne 0 ]
 	[[ "$output" == *from-host* ]]
 	[[ "$output" == *"Read-only file system"* ]]
 	[ ! -e "$SHARED/out" ]
-	ctr "$(mi /mnt)"
+	ctr_sh "$(mi /mnt)"
 	[[ "$output" == *" /mnt ro,"* ]]
 }
 
@@ -57,7 +57,7 @@ mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 	mkdir -p "$TESTDIR/src"
 	mount -t tmpfs -o nosuid,nodev,noexec tmpfs "$TESTDIR/src"
 	config_add mounts "{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"$TESTDIR/src\",\"options\":[\"bind\",\"ro\"]}"
-	ctr "$(mi /mnt)"
+	ctr_sh "$(mi /mnt)"
 	umount "$TESTDIR/src"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" /mnt ro,nosuid,nodev,noexec"* ]]
@@ -68,7 +68,7 @@ mi() { echo "awk '\$5 == \"$1\"' /proc/self/mountinfo | tail -n1"; }
 		config_add mounts "{\"destination\":\"/$o\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"bind\",\"$o\"]}"
 		config_add mounts "{\"destination\":\"/$o-ro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"bind\",\"$o\",\"ro\"]}"
 	done
-	ctr "awk '\$5 ~ /^\/[a-z]*atime(-ro)?\$/ {print \$5, \$6}' /proc/self/mountinfo"
+	ctr_sh "awk '\$5 ~ /^\/[a-z]*atime(-ro)?\$/ {print \$5, \$6}' /proc/self/mountinfo"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "/noatime rw,noatime" ]
@@ -95,7 +95,7 @@ ro_source() {
 	config_add mounts "{\"destination\":\"/plain\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"rbind\",\"rprivate\"]}"
 	config_add mounts "{\"destination\":\"/flags\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"bind\",\"nosuid\",\"nodev\",\"rprivate\"]}"
 	config_add mounts "{\"destination\":\"/atime\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"bind\",\"noatime\"]}"
-	ctr "$(mi /plain) | cut -d' ' -f6; $(mi /flags) | cut -d' ' -f6; $(mi /atime) | cut -d' ' -f6; touch /flags/written"
+	ctr_sh "$(mi /plain) | cut -d' ' -f6; $(mi /flags) | cut -d' ' -f6; $(mi /atime) | cut -d' ' -f6; touch /flags/written"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	# a bind without flags keeps the source's, ro included
@@ -109,7 +109,7 @@ ro_source() {
 	ro_source
 	use_userns
 	config_add mounts "{\"destination\":\"/flags\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"bind\",\"nosuid\"]}"
-	ctr "$(mi /flags) | cut -d' ' -f6"
+	ctr_sh "$(mi /flags) | cut -d' ' -f6"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = ro,nosuid,relatime ]
@@ -121,13 +121,13 @@ ro_source() {
 	use_userns
 	config_add mounts "{\"destination\":\"/flags\",\"type\":\"bind\",\"source\":\"$TESTDIR/rosrc\",\"options\":[\"bind\",\"rw\"]}"
 	snapshot_host
-	ctr true
+	ctr_sh true
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'remount `/flags`: a user namespace locks the flags of the source (ro,relatime)'* ]]
 	assert_nothing_left
 	config_set 'mounts[-1].options' '["bind","noatime"]'
-	ctr true
+	ctr_sh true
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'remount `/flags`: a user namespace locks the flags of the source (ro,relatime)'* ]]
@@ -140,7 +140,7 @@ ro_source() {
 	chmod 000 "$TESTDIR/locked"
 	use_userns
 	config_add mounts "{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"$TESTDIR/locked/inner\",\"options\":[\"rbind\"]}"
-	ctr 'cat /mnt/file'
+	ctr_sh 'cat /mnt/file'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "$output" = secret-ok ]
@@ -206,7 +206,7 @@ mount_order_run() {
 	config_add mounts "{\"destination\":\"/new/deep/dir\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\"]}"
 	config_add mounts "{\"destination\":\"/etc/new.conf\",\"type\":\"bind\",\"source\":\"$TESTDIR/afile\",\"options\":[\"bind\",\"ro\"]}"
 	touch "$SHARED/marker"
-	ctr 'ls /new/deep/dir && cat /etc/new.conf'
+	ctr_sh 'ls /new/deep/dir && cat /etc/new.conf'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = marker ]
 	[ "${lines[1]}" = file-content ]
@@ -219,14 +219,14 @@ mount_order_run() {
 	mkdir "$BUNDLE/data"
 	echo rel >"$BUNDLE/data/f"
 	config_add mounts '{"destination":"/data","type":"bind","source":"data","options":["bind"]}'
-	ctr 'cat /data/f'
+	ctr_sh 'cat /data/f'
 	[ "$status" -eq 0 ]
 	[ "$output" = rel ]
 }
 
 @test "tmpfs: options and filesystem data show in mountinfo" {
 	config_add mounts '{"destination":"/scratch","type":"tmpfs","source":"tmpfs","options":["nosuid","nodev","noexec","noatime","mode=700","size=1m","uid=1000"]}'
-	ctr "$(mi /scratch); stat -c '%a %u' /scratch"
+	ctr_sh "$(mi /scratch); stat -c '%a %u' /scratch"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *" /scratch rw,nosuid,nodev,noexec,noatime "* ]]
 	[[ "${lines[0]}" == *"size=1024k"* ]]
@@ -243,7 +243,7 @@ mount_order_run() {
 	chmod 0705 "$BUNDLE/rootfs/opt"
 	config_add mounts '{"destination":"/opt","type":"tmpfs","source":"tmpfs","options":["tmpcopyup","size=1m"]}'
 	config_add mounts '{"destination":"/etc","type":"tmpfs","source":"tmpfs","options":["tmpcopyup","mode=1770"]}'
-	ctr "cat /opt/link; stat -c %a /opt/sub; stat -c %a /opt; echo new >/opt/added; $(mi /opt); stat -c %a /etc; head -1 /etc/passwd"
+	ctr_sh "cat /opt/link; stat -c %a /opt/sub; stat -c %a /opt; echo new >/opt/added; $(mi /opt); stat -c %a /etc; head -1 /etc/passwd"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = content ]
 	[ "${lines[1]}" = 751 ]
@@ -259,7 +259,7 @@ mount_order_run() {
 @test "mounts happen in order: a later mount goes on top of an earlier one" {
 	config_add mounts '{"destination":"/stack","type":"tmpfs","source":"tmpfs","options":["size=1m"]}'
 	config_add mounts '{"destination":"/stack/inner","type":"tmpfs","source":"tmpfs","options":["size=2m","ro"]}'
-	ctr "$(mi /stack); $(mi /stack/inner)"
+	ctr_sh "$(mi /stack); $(mi /stack/inner)"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *"size=1024k"* ]]
 	[[ "${lines[1]}" == *" /stack/inner ro,"*"size=2048k"* ]]
@@ -271,7 +271,7 @@ mount_order_run() {
 	config_add mounts '{"destination":"/ro","type":"tmpfs","source":"tmpfs","options":["ro","size=1m"]}'
 	config_add mounts '{"destination":"/ro/inner/deep","type":"tmpfs","source":"tmpfs","options":["size=2m"]}'
 	config_add mounts '{"destination":"/etc/seed","type":"tmpfs","source":"tmpfs","options":["ro","tmpcopyup"]}'
-	ctr "$(mi /ro); cat /etc/seed/file; touch /ro/inner/deep/x && echo inner-rw; touch /ro/x 2>/dev/null || echo ro-ok"
+	ctr_sh "$(mi /ro); cat /etc/seed/file; touch /ro/inner/deep/x && echo inner-rw; touch /ro/x 2>/dev/null || echo ro-ok"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *" /ro ro,"*"size=1024k"* ]]
@@ -285,7 +285,7 @@ mount_order_run() {
 	mount -t tmpfs tmpfs "$SHARED/sub"
 	config_add mounts "{\"destination\":\"/ro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"ro\"]}"
 	config_add mounts "{\"destination\":\"/rro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rro\"]}"
-	ctr 'touch /ro/sub/a && echo ro-sub-writable; touch /rro/sub/b || echo rro-sub-readonly; touch /rro/c || echo rro-top-readonly'
+	ctr_sh 'touch /ro/sub/a && echo ro-sub-writable; touch /rro/sub/b || echo rro-sub-readonly; touch /rro/c || echo rro-top-readonly'
 	umount -l "$SHARED/sub"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *ro-sub-writable* ]]
@@ -297,7 +297,7 @@ mount_order_run() {
 	mkdir -p "$SHARED/sub"
 	mount -t tmpfs tmpfs "$SHARED/sub"
 	config_add mounts "{\"destination\":\"/r\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rnosuid\",\"rnodev\",\"rnoexec\"]}"
-	ctr "$(mi /r/sub)"
+	ctr_sh "$(mi /r/sub)"
 	umount -l "$SHARED/sub"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" /r/sub rw,nosuid,nodev,noexec"* ]]
@@ -306,7 +306,7 @@ mount_order_run() {
 @test "propagation options: rshared and rprivate binds" {
 	config_add mounts "{\"destination\":\"/shared\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rshared\"]}"
 	config_add mounts "{\"destination\":\"/private\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rprivate\"]}"
-	ctr "$(mi /shared); $(mi /private)"
+	ctr_sh "$(mi /shared); $(mi /private)"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *" shared:"* ]]
 	[[ "${lines[1]}" != *" shared:"* ]]
@@ -314,7 +314,7 @@ mount_order_run() {
 }
 
 @test "cgroup mount: the hierarchies, read-only" {
-	ctr 'ls /sys/fs/cgroup; mkdir /sys/fs/cgroup/x || echo ro-ok'
+	ctr_sh 'ls /sys/fs/cgroup; mkdir /sys/fs/cgroup/x || echo ro-ok'
 	[ "$status" -eq 0 ]
 	if [ "$(stat -f -c %T /sys/fs/cgroup)" = cgroup2fs ]; then
 		[[ "$output" == *cgroup.procs* ]]
@@ -328,7 +328,7 @@ mount_order_run() {
 # cgroup_mount_v1_check: the test below, with the current config.
 cgroup_mount_v1_check() {
 	config_set linux.cgroupsPath "\"/$CID-cgmnt\""
-	ctr "awk '\$5 ~ \"^/sys/fs/cgroup/\" {print \$5, \$4, \$6}' /proc/self/mountinfo
+	ctr_sh "awk '\$5 ~ \"^/sys/fs/cgroup/\" {print \$5, \$4, \$6}' /proc/self/mountinfo
 		mkdir /sys/fs/cgroup/memory/x 2>/dev/null || echo memory-ro"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -364,7 +364,7 @@ cgroup_mount_v1_check() {
 	mkdir -p "$TESTDIR/hostdir"
 	ln -s "$TESTDIR/hostdir" "$BUNDLE/rootfs/abs"
 	config_add mounts '{"destination":"/abs/sub","type":"tmpfs","source":"tmpfs"}'
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -eq 0 ]
 	[ ! -e "$TESTDIR/hostdir/sub" ]
 	[ -d "$BUNDLE/rootfs/$TESTDIR/hostdir/sub" ]
@@ -375,7 +375,7 @@ cgroup_mount_v1_check() {
 	mkdir -p "$TESTDIR/hostdir"
 	ln -s "../../../../../../../../../../$TESTDIR/hostdir" "$BUNDLE/rootfs/etc/rel"
 	config_add mounts "{\"destination\":\"/etc/rel/sub\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"bind\"]}"
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -eq 0 ]
 	[ ! -e "$TESTDIR/hostdir/sub" ]
 	[ -d "$BUNDLE/rootfs/$TESTDIR/hostdir/sub" ]
@@ -385,7 +385,7 @@ cgroup_mount_v1_check() {
 @test "symlink escape: .. chain in the destination itself" {
 	mkdir -p "$TESTDIR/hostdir"
 	config_add mounts "{\"destination\":\"/../../../../../..$TESTDIR/hostdir/dd\",\"type\":\"tmpfs\",\"source\":\"tmpfs\"}"
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -eq 0 ]
 	[ ! -e "$TESTDIR/hostdir/dd" ]
 	! grep -q " $TESTDIR/hostdir" /proc/self/mountinfo
@@ -396,7 +396,7 @@ cgroup_mount_v1_check() {
 	echo secret >"$TESTDIR/srcfile"
 	ln -s "$TESTDIR/hostdir/victim" "$BUNDLE/rootfs/etc/dangling"
 	config_add mounts "{\"destination\":\"/etc/dangling\",\"type\":\"bind\",\"source\":\"$TESTDIR/srcfile\",\"options\":[\"bind\"]}"
-	ctr 'cat /etc/dangling'
+	ctr_sh 'cat /etc/dangling'
 	[ "$status" -eq 0 ]
 	[ "$output" = secret ]
 	[ ! -e "$TESTDIR/hostdir/victim" ]
@@ -434,7 +434,7 @@ mount_target() {
 @test "symlink escape: symlinked intermediate directory to /" {
 	ln -s / "$BUNDLE/rootfs/root-link"
 	config_add mounts '{"destination":"/root-link/tmp/escape-test-ocisbx","type":"tmpfs","source":"tmpfs"}'
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -eq 0 ]
 	[ ! -e /tmp/escape-test-ocisbx ]
 	[ -d "$BUNDLE/rootfs/tmp/escape-test-ocisbx" ]
@@ -443,7 +443,7 @@ mount_target() {
 @test "relative mount destination is refused, naming the field" {
 	requires_ocisbx "error text"
 	config_add mounts '{"destination":"relative/dir","type":"tmpfs","source":"tmpfs"}'
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'.mounts[7].destination: "relative/dir" is not an absolute path'* ]]
 	[ -z "$(state_entries)" ]
@@ -453,7 +453,7 @@ mount_target() {
 @test "bind mounts into /proc are refused" {
 	requires_ocisbx "error text"
 	config_add mounts "{\"destination\":\"/proc/self/attr\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"bind\"]}"
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"inside /proc"* ]]
 }
@@ -490,7 +490,7 @@ idmap_src() {
 	config_add mounts "{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"$IDSRC\",\"options\":[\"bind\",\"idmap\"],
 		\"uidMappings\":[{\"containerID\":0,\"hostID\":2000,\"size\":1}],
 		\"gidMappings\":[{\"containerID\":0,\"hostID\":3000,\"size\":1}]}"
-	ctr 'stat -c "%n %u:%g" /mnt/root-file /mnt/user-file'
+	ctr_sh 'stat -c "%n %u:%g" /mnt/root-file /mnt/user-file'
 	rm -rf "$IDSRC"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -513,7 +513,7 @@ idmap_src() {
 	idmap_src
 	config_add mounts "{\"destination\":\"/idm\",\"type\":\"bind\",\"source\":\"$IDSRC\",\"options\":[\"bind\",\"idmap\"]}"
 	config_add mounts "{\"destination\":\"/plain\",\"type\":\"bind\",\"source\":\"$IDSRC\",\"options\":[\"bind\"]}"
-	ctr 'stat -c "%n %u:%g" /idm/root-file /idm/user-file /plain/root-file; echo x >/idm/new && stat -c "%n %u:%g" /idm/new'
+	ctr_sh 'stat -c "%n %u:%g" /idm/root-file /idm/user-file /plain/root-file; echo x >/idm/new && stat -c "%n %u:%g" /idm/new'
 	echo "$output"
 	newowner=$(stat -c %u:%g "$IDSRC/new" 2>/dev/null || true)
 	rm -rf "$IDSRC" "$USERNS_DIR"

@@ -11,7 +11,7 @@ teardown() { common_teardown; }
 # --- network -------------------------------------------------------------------------
 
 @test "network: a new network namespace has lo up" {
-	ctr 'ip link show lo'
+	ctr_sh 'ip link show lo'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *"<LOOPBACK,UP,LOWER_UP>"* ]]
@@ -19,7 +19,7 @@ teardown() { common_teardown; }
 
 @test "network: lo is up in a new network namespace of a new user namespace" {
 	use_userns
-	ctr 'ip link show lo'
+	ctr_sh 'ip link show lo'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "${lines[0]}" == *"<LOOPBACK,UP,LOWER_UP>"* ]]
@@ -81,7 +81,7 @@ no_namespaces() {
 	config_del linux.namespaces
 	config_add linux.namespaces '{"type":"pid"}'
 	config_del hostname
-	ctr 'wc -c </proc/timer_list; echo 1 2>/dev/null >/proc/sys/kernel/ns_last_pid || echo sys-ro'
+	ctr_sh 'wc -c </proc/timer_list; echo 1 2>/dev/null >/proc/sys/kernel/ns_last_pid || echo sys-ro'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 0 ]
@@ -97,7 +97,7 @@ no_namespaces() {
 	[ "$want" != "$(readlink /proc/self/ns/mnt)" ]
 	config_set 'linux.namespaces[type=mount]' "{\"type\":\"mount\",\"path\":\"/proc/$holder/ns/mnt\"}"
 	before=$(grep -c -F "$TESTDIR" "/proc/$holder/mountinfo" || true)
-	ctr 'readlink /proc/self/ns/mnt; ls /bin/busybox'
+	ctr_sh 'readlink /proc/self/ns/mnt; ls /bin/busybox'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "$want" ]
@@ -113,7 +113,7 @@ no_namespaces() {
 	config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
 	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
 	snapshot_host
-	ctr true
+	ctr_sh true
 	echo "$output"
 	[ "$status" -ne 0 ]
 	if is_ocisbx; then

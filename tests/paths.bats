@@ -10,7 +10,7 @@ teardown() { common_teardown; }
 @test "masked file: reads as /dev/null" {
 	echo top-secret >"$BUNDLE/rootfs/etc/secret"
 	config_add linux.maskedPaths '"/etc/secret"'
-	ctr 'cat /etc/secret; echo "[$(stat -c "%F %t:%T" /etc/secret)]"; cat /proc/timer_list | wc -c'
+	ctr_sh 'cat /etc/secret; echo "[$(stat -c "%F %t:%T" /etc/secret)]"; cat /proc/timer_list | wc -c'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "[character special file 1:3]" ]
 	[ "${lines[1]}" = 0 ]
@@ -23,7 +23,7 @@ teardown() { common_teardown; }
 	mkdir -p "$BUNDLE/rootfs/etc/secretdir"
 	echo x >"$BUNDLE/rootfs/etc/secretdir/file"
 	config_add linux.maskedPaths '"/etc/secretdir"'
-	ctr 'ls -A /etc/secretdir | wc -l; touch /etc/secretdir/new || echo ro-ok; ls -A /sys/firmware | wc -l'
+	ctr_sh 'ls -A /etc/secretdir | wc -l; touch /etc/secretdir/new || echo ro-ok; ls -A /sys/firmware | wc -l'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 0 ]
 	[[ "$output" == *ro-ok* ]]
@@ -34,7 +34,7 @@ teardown() { common_teardown; }
 	config_set root.readonly false
 	mkdir -p "$BUNDLE/rootfs/data"
 	config_add linux.readonlyPaths '"/data"'
-	ctr 'touch /data/x || echo data-ro; touch /other && echo other-rw; echo 1 >/proc/sys/kernel/ns_last_pid || echo procsys-ro'
+	ctr_sh 'touch /data/x || echo data-ro; touch /other && echo other-rw; echo 1 >/proc/sys/kernel/ns_last_pid || echo procsys-ro'
 	[ "$status" -eq 0 ]
 	[[ "$output" == *data-ro* ]]
 	[[ "$output" == *"Read-only file system"* ]]
@@ -46,7 +46,7 @@ teardown() { common_teardown; }
 @test "missing masked and readonly paths are skipped silently" {
 	config_add linux.maskedPaths '"/does/not/exist"'
 	config_add linux.readonlyPaths '"/nope/nothing"'
-	ctr 'echo ran'
+	ctr_sh 'echo ran'
 	[ "$status" -eq 0 ]
 	[ "$output" = ran ]
 	[ ! -e "$BUNDLE/rootfs/does" ]
@@ -60,7 +60,7 @@ teardown() { common_teardown; }
 	echo ctr-data >"$BUNDLE/rootfs/$TESTDIR/hostdir/file"
 	ln -s "$TESTDIR/hostdir" "$BUNDLE/rootfs/etc/link"
 	config_add linux.maskedPaths '"/etc/link/file"'
-	ctr "cat /etc/link/file; cat $TESTDIR/hostdir/file"
+	ctr_sh "cat /etc/link/file; cat $TESTDIR/hostdir/file"
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
 	[ "$(cat "$TESTDIR/hostdir/file")" = host-data ]
@@ -73,7 +73,7 @@ teardown() { common_teardown; }
 	config_set linux.maskedPaths '["/etc/passwd"]'
 	config_set root.readonly false
 	echo not-null >"$BUNDLE/rootfs/dev/null"
-	ctr 'cat /etc/passwd'
+	ctr_sh 'cat /etc/passwd'
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"not the null device"* ]]
@@ -84,7 +84,7 @@ teardown() { common_teardown; }
 @test "sysctl: kernel.shmmax in the container's ipc namespace" {
 	host_value=$(cat /proc/sys/kernel/shmmax)
 	config_set linux.sysctl '{"kernel.shmmax":"123456789","kernel.sem":"250 32000 32 128"}'
-	ctr 'cat /proc/sys/kernel/shmmax /proc/sys/kernel/sem'
+	ctr_sh 'cat /proc/sys/kernel/shmmax /proc/sys/kernel/sem'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 123456789 ]
 	[ "$(echo "${lines[1]}" | tr -s ' \t' ' ')" = "250 32000 32 128" ]
@@ -94,7 +94,7 @@ teardown() { common_teardown; }
 @test "sysctl: net.* in the container's network namespace" {
 	config_set linux.sysctl '{"net.ipv4.ip_forward":"1","net.ipv4.ping_group_range":"0 0"}'
 	host_value=$(cat /proc/sys/net/ipv4/ping_group_range)
-	ctr 'cat /proc/sys/net/ipv4/ip_forward /proc/sys/net/ipv4/ping_group_range'
+	ctr_sh 'cat /proc/sys/net/ipv4/ip_forward /proc/sys/net/ipv4/ping_group_range'
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 1 ]
 	[ "$(echo "${lines[1]}" | tr -s ' \t' ' ')" = "0 0" ]
@@ -105,7 +105,7 @@ teardown() { common_teardown; }
 	requires_ocisbx "error text"
 	config_set linux.sysctl '{"vm.swappiness":"10"}'
 	host_value=$(cat /proc/sys/vm/swappiness)
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'config.json: .linux.sysctl: "vm.swappiness" is not a namespaced sysctl'* ]]
 	[ "$(cat /proc/sys/vm/swappiness)" = "$host_value" ]
@@ -116,7 +116,7 @@ teardown() { common_teardown; }
 @test "sysctl: net.* without a network namespace is refused" {
 	config_del 'linux.namespaces[type=network]'
 	config_set linux.sysctl '{"net.ipv4.ip_forward":"1"}'
-	ctr 'true'
+	ctr_sh 'true'
 	[ "$status" -ne 0 ]
 	if is_ocisbx; then
 		[[ "$output" == *'"net.ipv4.ip_forward" needs the network namespace'* ]]
@@ -126,7 +126,7 @@ teardown() { common_teardown; }
 @test "sysctl: kernel.hostname conflicts with .hostname, refused naming both" {
 	config_set linux.sysctl '{"kernel.hostname":"other"}'
 	snapshot_host
-	ctr 'cat /proc/sys/kernel/hostname'
+	ctr_sh 'cat /proc/sys/kernel/hostname'
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *kernel.hostname*hostname* ]]
@@ -141,7 +141,7 @@ teardown() { common_teardown; }
 	config_set domainname '"example.org"'
 	config_set linux.sysctl '{"kernel.domainname":"other"}'
 	snapshot_host
-	ctr 'cat /proc/sys/kernel/domainname'
+	ctr_sh 'cat /proc/sys/kernel/domainname'
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'config.json: .linux.sysctl: "kernel.domainname" conflicts with .domainname ("example.org")'* ]]

@@ -22,7 +22,7 @@ in_rshared_ns() {
 @test "rootfsPropagation shared: the root is shared" {
 	requires_ocisbx "runc 1.1 leaves the root private"
 	config_set linux.rootfsPropagation '"shared"'
-	ctr "$(root_mountinfo)"
+	ctr_sh "$(root_mountinfo)"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" shared:"* ]]
 }
@@ -50,7 +50,7 @@ in_rshared_ns() {
 	requires_ocisbx "runc 1.1 cannot bind the rootfs onto itself then (EINVAL)"
 	for p in unbindable runbindable; do
 		config_set linux.rootfsPropagation "\"$p\""
-		ctr "$(root_mountinfo)"
+		ctr_sh "$(root_mountinfo)"
 		echo "$p: $output"
 		[ "$status" -eq 0 ]
 		[[ "$output" == *" unbindable "* ]]
@@ -62,11 +62,11 @@ in_rshared_ns() {
 	mount --bind "$BUNDLE" "$BUNDLE"
 	mount --make-shared "$BUNDLE"
 	config_set linux.rootfsPropagation '"rslave"'
-	ctr "$(root_mountinfo)"
+	ctr_sh "$(root_mountinfo)"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *" master:"* ]]
 	config_set linux.rootfsPropagation '"rprivate"'
-	ctr "$(root_mountinfo)"
+	ctr_sh "$(root_mountinfo)"
 	leaked=$(grep -c " $BUNDLE/rootfs/" /proc/self/mountinfo || true)
 	umount -l "$BUNDLE"
 	[ "$status" -eq 0 ]
@@ -84,7 +84,7 @@ in_rshared_ns() {
 	config_add linux.namespaces '{"type":"user"}'
 	config_set linux.uidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
 	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
-	ctr 'id -u; ls /bin/busybox; cat /proc/self/uid_map'
+	ctr_sh 'id -u; ls /bin/busybox; cat /proc/self/uid_map'
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = 0 ]
@@ -134,7 +134,7 @@ symlinked_refused() {
 	mkdir "$BUNDLE/rootfs/bad-$1"
 	ln -s "/bad-$1" "$BUNDLE/rootfs/$1"
 	snapshot_host
-	ctr true
+	ctr_sh true
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"filesystem "*"$2"*" must be mounted on ordinary directory"* ]]
@@ -156,14 +156,14 @@ symlinked_refused() {
 	requires_ocisbx "error text (runc 1.1 mounts it and fails later)"
 	config_add mounts '{"destination":"/","type":"tmpfs","source":"tmpfs"}'
 	snapshot_host
-	ctr true
+	ctr_sh true
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'.mounts[7].destination: "/" is the root of the container'* ]]
 	assert_nothing_left
 	config_del 'mounts[7]'
 	config_add mounts "{\"destination\":\"/tmp/..\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\"]}"
-	ctr true
+	ctr_sh true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'.mounts[7].destination: "/tmp/.." is the root of the container'* ]]
 	assert_nothing_left
@@ -174,7 +174,7 @@ symlinked_refused() {
 	ln -s / "$BUNDLE/rootfs/to-root"
 	config_add mounts '{"destination":"/to-root","type":"tmpfs","source":"tmpfs"}'
 	snapshot_host
-	ctr true
+	ctr_sh true
 	echo "$output"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *'mounts[7]: `/to-root` resolves to the root of the container'* ]]

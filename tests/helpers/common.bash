@@ -221,8 +221,9 @@ wait_for_output() {
 # wait_for_status ID STATUS [TIMEOUT_SECONDS=5]
 wait_for_status() { wait_for_output "$2" "${3:-5}" "container $1: status" container_status "$1"; }
 
-# ctr SCRIPT: runs `sh -c SCRIPT` in a container from $BUNDLE; sets $status/$output.
-ctr() {
+# ctr_sh SCRIPT: runs `sh -c SCRIPT` in a container from $BUNDLE; sets $status/$output.
+# (Not "ctr": that is containerd's client, which the engine tests call.)
+ctr_sh() {
 	set_args sh -c "$1"
 	run runtime run -b "$BUNDLE" "$CID" </dev/null
 }
