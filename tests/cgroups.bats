@@ -384,7 +384,10 @@ unified_hugetlb() {
 	set_args sh -c 'i=0; while [ $i -lt 300 ]; do sleep 1000 & i=$((i + 1)); done; exec sleep 1001'
 	create_started
 	count_pids() { runtime ps --format json "$CID" | tr -d '[]' | tr , '\n' | grep -c .; }
-	wait_for_output 301 30 "container processes" count_pids
+	wait_for_output 301 60 "container processes" count_pids
+	# the shell counts as one of the 301 until it has executed sleep 1001
+	init_cmd() { tr '\0' ' ' <"/proc/$(container_pid "$CID")/cmdline"; }
+	wait_for_output "sleep 1001 " 30 "the container's init" init_cmd
 	# a ps that refuses to read every process: the table must come from ps -q alone
 	mkdir "$TESTDIR/bin"
 	printf '#!/bin/sh\nfor a; do case "$a" in -e*) echo "ps: -e refused" >&2; exit 1 ;; esac; done\nexec %s "$@"\n' \
