@@ -30,7 +30,7 @@ static bool
 has_pid (const pid_t *pids, size_t n, long pid)
 {
   pid_t key = (pid_t) pid;
-  if (pid <= 0 || pid != (long) key)
+  if (n == 0 || pid <= 0 || pid != (long) key)
     return false;
   return bsearch (&key, pids, n, sizeof *pids, pid_cmp) != NULL;
 }
