@@ -39,8 +39,9 @@ start_tree() {
 }
 
 # exec_rc PID: waits for the background exec PID (20 s at most); its status in $RC.
+# A runtime still there: its process tree and each one's signals on stderr.
 exec_rc() {
-	wait_pid_gone "$1" 20
+	wait_pid_gone "$1" 20 || { proc_tree_states "$1" >&2; return 1; }
 	RC=0
 	wait "$1" || RC=$?
 	echo "exec $1 exited $RC: $(cat "$TESTDIR/tree.out" 2>/dev/null)"

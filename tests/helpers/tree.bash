@@ -28,3 +28,13 @@ first_child() { awk '{ print $1 }' "/proc/$1/task/$1/children"; }
 # tree_reaper INIT_PID: host pid of the reaper (ocisbx-dmz-tree) running TREE_CMD in that
 # container.
 tree_reaper() { "$PYTHON" "$HELPERS/nsprocs.py" find "$1" "ocisbx-dmz-tree " "setsid sleep 300"; }
+
+# proc_tree_states PID: PID and every process below it, a line each (pid, state, the
+# kernel function it sleeps in, pending/blocked/ignored signals, argv): where a signal
+# stopped when an exec tree did not end in time.
+proc_tree_states() {
+	local p=$1 c
+	[ -r "/proc/$p/status" ] || return 0
+	echo "$p $(awk '$1 ~ /^(State|SigPnd|ShdPnd|SigBlk|SigIgn):$/ { printf "%s %s ", $1, $2 }' "/proc/$p/status" 2>/dev/null)wchan $(cat "/proc/$p/wchan" 2>/dev/null): $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)"
+	for c in $(cat "/proc/$p"/task/*/children 2>/dev/null); do proc_tree_states "$c"; done
+}
