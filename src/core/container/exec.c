@@ -30,7 +30,8 @@ ctx_init (exec_ctx *c, const exec_opts *o)
 {
   memset (c, 0, sizeof *c);
   c->o = o;
-  c->rootfd = c->lockfd = c->procfd = c->pidfd = c->init_root = c->self_pidfd = -1;
+  c->h = (container_handle){ .rootfd = -1, .dirfd = -1 };
+  c->procfd = c->pidfd = c->init_root = c->self_pidfd = -1;
   spawn_init (&c->sp);
   cgroup_join_init (&c->cgj);
 }
@@ -40,45 +41,30 @@ ctx_free (exec_ctx *c, bool failed)
 {
   /* failed after the clone, before the process ran: no half-set-up process stays */
   spawn_free (&c->sp, failed);
-  close_fd (&c->rootfd);
-  close_fd (&c->lockfd);
   close_fd (&c->procfd);
   close_fd (&c->pidfd);
   close_fd (&c->init_root);
   close_fd (&c->self_pidfd);
   cgroup_join_close (&c->cgj);
-  if (c->cgroup)
-    cgroup_manager_free (c->cgroup);
   if (c->seccomp)
     seccomp_prog_free (c->seccomp);
   process_plan_free (&c->plan);
   exec_spec_free (&c->spec);
-  container_state_free (c->st);
+  container_close (&c->h);
 }
 
 /* ---- the container and its init ---- */
 
 static int
-open_container (exec_ctx *c, ocisbx_err **err)
+open_running (exec_ctx *c, ocisbx_err **err)
 {
   const exec_opts *o = c->o;
   container_status status;
 
-  if (state_validate_id (o->id, err) < 0)
-    return -1;
-  c->rootfd = state_root_open (o->root, false, err);
-  if (c->rootfd < 0)
-    {
-      if ((*err)->errnum != ENOENT)
-        return -1;
-      err_freep (err);
-      return err_set (err, 0, "container \"%s\" does not exist", o->id);
-    }
   /* Shared: execs run side by side; a delete waits until the process is set up. */
-  c->lockfd = state_dir_open (c->rootfd, o->id, LOCK_SH, err);
-  if (c->lockfd < 0 || state_read (c->lockfd, o->id, &c->st, err) < 0)
+  if (container_open (o->root, o->id, LOCK_SH, &c->h, err) < 0)
     return -1;
-  status = state_status (c->lockfd, c->st);
+  status = container_status_now (&c->h);
   /* A created container takes execs too, as in runc: its namespaces and root are set. */
   switch (status)
     {
@@ -105,7 +91,7 @@ open_init (exec_ctx *c, ocisbx_err **err)
   static const int kinds[] = { CLONE_NEWUSER, CLONE_NEWIPC, CLONE_NEWUTS,  CLONE_NEWNET,
                                CLONE_NEWPID,  CLONE_NEWCGROUP, CLONE_NEWTIME, CLONE_NEWNS };
   char path[64];
-  pid_t pid = c->st->pid;
+  pid_t pid = c->h.st->pid;
 
   snprintf (path, sizeof path, "/proc/%d", (int) pid);
   c->procfd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -118,7 +104,7 @@ open_init (exec_ctx *c, ocisbx_err **err)
       if (c->pidfd < 0 && errno != ESRCH && errno != ENOSYS)
         return err_set (err, errno, "pidfd_open %d", (int) pid);
     }
-  if (c->procfd < 0 || (c->pidfd < 0 && errno == ESRCH) || !state_init_alive (c->st))
+  if (c->procfd < 0 || (c->pidfd < 0 && errno == ESRCH) || !state_init_alive (c->h.st))
     return err_set (err, 0, "cannot exec in container \"%s\": its init (pid %d) exited", c->o->id, (int) pid);
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
     {
@@ -157,7 +143,7 @@ prepare_tree (exec_ctx *c, ocisbx_err **err)
   int on = c->o->kill_tree;
   cleanup_close int self = -1;
 
-  if (on < 0 && exec_kill_tree_annotation (&c->st->annotations, &on, err) < 0)
+  if (on < 0 && exec_kill_tree_annotation (&c->h.st->annotations, &on, err) < 0)
     return -1;
   if (on == 0)
     return 0;
@@ -190,7 +176,7 @@ prepare (exec_ctx *c, ocisbx_err **err)
   const exec_opts *o = c->o;
   const oci_linux *lx;
 
-  if (exec_spec_build (o, c->st, &c->spec, err) < 0)
+  if (exec_spec_build (o, c->h.st, &c->spec, err) < 0)
     return -1;
   if (process_prepare (&c->spec.eff, c->spec.doc, ".process", NULL, &c->plan, err) < 0)
     return -1;
@@ -217,11 +203,13 @@ protect_exec (exec_ctx *c, ocisbx_err **err)
 static int
 prepare_cgroups (exec_ctx *c, ocisbx_err **err)
 {
-  if (c->st->cgroup == NULL || c->st->cgroup[0] == '\0')
+  cgroup_manager *m;
+
+  if (c->h.st->cgroup == NULL || c->h.st->cgroup[0] == '\0')
     return 0;
-  if (cgroup_load (EXEC_CGROUP_FS_ROOT, c->st->cgroup, &c->cgroup, err) < 0)
+  if (container_cgroups (&c->h, &m, err) < 0)
     return err_wrap (err, "the container's cgroups");
-  cgroup_join_prepare (c->cgroup, EXEC_CGROUP_FS_ROOT, &c->cgj);
+  cgroup_join_prepare (m, EXEC_CGROUP_FS_ROOT, &c->cgj);
   return 0;
 }
 
@@ -303,7 +291,7 @@ clone_process (exec_ctx *c, ocisbx_err **err)
   cgroup_join_close (&c->cgj);
   if (pid < 0)
     {
-      if ((*err)->errnum == ENOMEM && !state_init_alive (c->st))
+      if ((*err)->errnum == ENOMEM && !state_init_alive (c->h.st))
         {
           err_freep (err);
           return err_set (err, 0, "cannot exec in container \"%s\": its init exited", c->o->id);
@@ -312,7 +300,7 @@ clone_process (exec_ctx *c, ocisbx_err **err)
     }
   if (exec_parent_enters_cgroup (c))
     {
-      if (cgroup_enter (c->cgroup, c->sp.pid, err) < 0)
+      if (cgroup_enter (c->h.cg, c->sp.pid, err) < 0)
         return err_wrap (err, "cgroups");
       if (sync_send (c->sp.sync_parent, SYNC_GO, 0, NULL, 0, -1, err) < 0)
         return -1;
@@ -344,7 +332,7 @@ wait_exec (exec_ctx *c, ocisbx_err **err)
       if (sync_recv (c->sp.sync_parent, SYNC_SECCOMP, &m, err) < 0)
         return -1;
       sync_msg_clear (&m);
-      state = container_state_doc (c->st, STATUS_RUNNING, false);
+      state = container_state_doc (c->h.st, STATUS_RUNNING, false);
       if (spawn_hand_off_listener (&c->sp, c->spec.cfg->linux_->seccomp, m.value, state, err) < 0)
         return -1;
     }
@@ -385,7 +373,7 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
   sigset_t set;
   int status;
 
-  if (open_container (c, err) < 0 || open_init (c, err) < 0 || prepare (c, err) < 0)
+  if (open_running (c, err) < 0 || open_init (c, err) < 0 || prepare (c, err) < 0)
     return -1;
   if (protect_exec (c, err) < 0 || prepare_tree (c, err) < 0 || prepare_cgroups (c, err) < 0)
     return -1;
@@ -395,15 +383,15 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
     close_fd (&c->plan.dmz_fd); /* the child's now */
   /* A paused container freezes the child until `resume`: no lock meanwhile. */
   if (c->paused)
-    close_fd (&c->lockfd);
+    close_fd (&c->h.dirfd);
   if (wait_exec (c, err) < 0)
     {
       *exit_code = reap_failed (c);
       return -1;
     }
   /* The process runs: a delete may go ahead; nothing more comes from the child. */
-  close_fd (&c->lockfd);
-  close_fd (&c->rootfd);
+  close_fd (&c->h.dirfd);
+  close_fd (&c->h.rootfd);
   close_fd (&c->sp.sync_parent);
   if (foreground_write_pid_file (c->o->pid_file, c->sp.pid, err) < 0)
     return -1;

@@ -46,7 +46,7 @@ join_namespaces (exec_ctx *c, ocisbx_err **err)
       snprintf (path, sizeof path, "ns/%s", ns_proc_name (order[i]));
       fds[i] = openat (c->procfd, path, O_RDONLY | O_CLOEXEC);
       if (fds[i] < 0 && ret == 0)
-        ret = err_set (err, errno, "open /proc/%d/%s", (int) c->st->pid, path);
+        ret = err_set (err, errno, "open /proc/%d/%s", (int) c->h.st->pid, path);
     }
   for (size_t i = 0; i < n && ret == 0; i++)
     if (fds[i] >= 0 && setns (fds[i], order[i]) < 0)
@@ -148,8 +148,8 @@ exec_child (exec_ctx *c)
   if (c->plan.pdeathsig)
     prctl (PR_SET_PDEATHSIG, c->plan.pdeathsig);
   /* The parent's: the lock would otherwise be held until execve. */
-  close_fd (&c->lockfd);
-  close_fd (&c->rootfd);
+  close_fd (&c->h.dirfd);
+  close_fd (&c->h.rootfd);
   close_fd (&c->sp.sync_parent);
 
   if (setup (c, &exe, &err) == 0)

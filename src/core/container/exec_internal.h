@@ -9,6 +9,7 @@
 #include "core/cgroups/join.h"
 #include "core/cgroups/cgroups.h"
 #include "core/container/exec.h"
+#include "core/container/handle.h"
 #include "core/container/spawn.h"
 #include "core/process/process.h"
 #include "core/seccomp/seccomp.h"
@@ -43,18 +44,16 @@ void exec_spec_free (exec_spec *s);
 typedef struct exec_ctx
 {
   const exec_opts *o;
-  container_state *st;
+  container_handle h; /* --root, the state dir (LOCK_SH while the process is set up), the
+                        state, the cgroups */
   exec_spec spec;
   process_plan plan;
   seccomp_prog *seccomp;
-  cgroup_manager *cgroup;
   cgroup_join cgj;
   bool paused;               /* --ignore-paused on a paused container */
   bool tree;                 /* --kill-tree or the container's annotation (exec.h) */
   int self_pidfd;            /* ours, for a foreground tree's reaper (src/dmz/tree.h) */
 
-  int rootfd;  /* --root */
-  int lockfd;  /* the state dir, LOCK_SH while the process is being set up */
   int procfd;  /* /proc/<init> */
   int pidfd;   /* of the init */
   int init_root; /* /proc/<init>/root, O_PATH */
@@ -71,7 +70,7 @@ typedef struct exec_ctx
 static inline bool
 exec_parent_enters_cgroup (const exec_ctx *c)
 {
-  return c->cgroup != NULL && !c->cgj.usable;
+  return c->h.cg != NULL && !c->cgj.usable;
 }
 
 /* exec_child.c: never returns. */
