@@ -272,10 +272,19 @@ test_v1_create_remove (void)
       CHECK (cgroup_load (f.root, ser, &m2, &f.err) == 0);
       err_freep (&f.err);
     }
+  /* a plain tree is known by its root, never by a recorded flag */
+  CHECK (ser && strstr (ser, "fake") == NULL);
   CHECK (m2 && m2->n == f.m->n && m2->layout == CGROUP_LAYOUT_V1 && m2->fake);
   if (m2)
     {
-      char *ser2 = cgroup_serialize (m2);
+      cgroup_hierarchy h = cgroup_hierarchy_at (m2, 0);
+      cleanup_free char *dir0 = xasprintf ("%s/%s%s", f.root, m2->h[0].name, m2->h[0].path);
+      char *ser2;
+      /* the hierarchies as the accessors give them: each dir is root/name/path */
+      CHECK (cgroup_hierarchy_count (m2) == m2->n && cgroup_enter_only (m2));
+      CHECK_STR (h.dir, dir0);
+      CHECK (h.path == m2->h[0].path && !h.v2 && strcmp (h.controllers, m2->h[0].controllers) == 0);
+      ser2 = cgroup_serialize (m2);
       CHECK_STR (ser2, ser);
       free (ser2);
       CHECK_STR (cgroup_path (m2), "/ocisbx/c1");

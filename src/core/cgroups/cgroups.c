@@ -8,7 +8,9 @@
 #include <inttypes.h>
 #include <signal.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "core/log.h"
@@ -73,6 +75,34 @@ cgroup_path_in (const cgroup_manager *m, const char *hierarchy)
         return h->path;
     }
   return NULL;
+}
+
+size_t
+cgroup_hierarchy_count (const cgroup_manager *m)
+{
+  return m->n;
+}
+
+cgroup_hierarchy
+cgroup_hierarchy_at (const cgroup_manager *m, size_t i)
+{
+  const cg_hier *h = &m->h[i];
+  return (cgroup_hierarchy) { .controllers = h->controllers, .path = h->path, .dir = h->dir, .v2 = h->v2 };
+}
+
+bool
+cgroup_enter_only (const cgroup_manager *m)
+{
+  return m->fake || m->rootless || m->unit != NULL;
+}
+
+/* A root other than the host's that is no cgroup2 mount stands in for the hierarchies
+   (unit tests; a real cgroup v1 is only ever used at CGROUP_FS_ROOT). */
+static bool
+plain_tree (const char *fs_root)
+{
+  struct statfs sfs;
+  return strcmp (fs_root, CGROUP_FS_ROOT) != 0 && !(statfs (fs_root, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC);
 }
 
 cg_hier *
@@ -523,9 +553,9 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
   cleanup_free char *plan = NULL;
   cg_rootless_storage rs;
 
-  m->fs_root = xstrdup (cc->fs_root ? cc->fs_root : CG_DEFAULT_ROOT);
+  m->fs_root = xstrdup (cc->fs_root ? cc->fs_root : CGROUP_FS_ROOT);
   m->layout = cc->layout != CGROUP_LAYOUT_AUTO ? cc->layout : cgroup_detect_layout (m->fs_root);
-  m->fake = cc->layout != CGROUP_LAYOUT_AUTO;
+  m->fake = plain_tree (m->fs_root);
   m->rootless = cc->rootless;
 
   if (check_unified (m, cc->resources, err) < 0)
@@ -625,13 +655,12 @@ cgroup_enter (cgroup_manager *m, pid_t pid, ocisbx_err **err)
 /* Serialized form, one item per line:
      ocisbx-cgroups 1
      layout hybrid
-     fake 0
+     rootless 0
      h CREATED NAME<TAB>CONTROLLERS<TAB>V2<TAB>PATH                  */
 char *
 cgroup_serialize (const cgroup_manager *m)
 {
-  char *s = xasprintf (SERIAL_MAGIC "\nlayout %s\nfake %d\nrootless %d\n", cgroup_layout_name (m->layout),
-                       m->fake, m->rootless);
+  char *s = xasprintf (SERIAL_MAGIC "\nlayout %s\nrootless %d\n", cgroup_layout_name (m->layout), m->rootless);
   if (m->unit)
     {
       char *n = xasprintf ("%ssystemd %s\t%s\n", s, m->unit, m->slice ? m->slice : "");
@@ -662,7 +691,8 @@ cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, 
   char *save = NULL;
   char *line = strtok_r (copy, "\n", &save);
 
-  m->fs_root = xstrdup (fs_root ? fs_root : CG_DEFAULT_ROOT);
+  m->fs_root = xstrdup (fs_root ? fs_root : CGROUP_FS_ROOT);
+  m->fake = plain_tree (m->fs_root);
   if (line == NULL || strcmp (line, SERIAL_MAGIC) != 0)
     return err_set (err, EINVAL, "cgroups: unknown serialized state \"%.40s\"", serialized ? serialized : "");
   while ((line = strtok_r (NULL, "\n", &save)))
@@ -675,8 +705,6 @@ cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, 
                       : strcmp (l, "v2") == 0     ? CGROUP_LAYOUT_V2
                                                   : CGROUP_LAYOUT_AUTO;
         }
-      else if (strncmp (line, "fake ", 5) == 0)
-        m->fake = line[5] == '1';
       else if (strncmp (line, "rootless ", 9) == 0)
         m->rootless = line[9] == '1';
       else if (strncmp (line, "systemd ", 8) == 0)

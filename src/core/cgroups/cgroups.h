@@ -17,6 +17,11 @@
 #include "core/error.h"
 #include "ocispec.h"
 
+/* The host's cgroup hierarchies: the one root the runtime works on (and where a
+   container's cgroup mount looks).  A unit test points cgroup_config.fs_root at a tree
+   of its own. */
+#define CGROUP_FS_ROOT "/sys/fs/cgroup"
+
 typedef struct cgroup_manager cgroup_manager;
 
 typedef enum cgroup_layout
@@ -29,14 +34,17 @@ typedef enum cgroup_layout
 
 typedef struct cgroup_config
 {
-  const char *fs_root;      /* hierarchy root, normally "/sys/fs/cgroup" (tests pass a temp dir) */
+  const char *fs_root;      /* hierarchy root, NULL: CGROUP_FS_ROOT.  A root elsewhere that is
+                               no cgroup2 mount is a plain directory tree standing in for the
+                               hierarchies (unit tests): writes are appended lines, without the
+                               cgroupfs check, and no eBPF.  Decided from the root each time
+                               (cgroup_setup, cgroup_load), never recorded. */
   const char *id;           /* container id (default path /ocisbx/<id>) */
   const char *cgroups_path; /* linux.cgroupsPath, may be NULL */
   bool systemd;             /* --systemd-cgroup: "slice:prefix:name" */
   const oci_resources *resources; /* may be NULL */
   /* Optional (zero = default): */
-  cgroup_layout layout;     /* forced layout; != AUTO also means fs_root is a plain directory
-                               tree (unit tests): writes skip the cgroupfs check, no eBPF */
+  cgroup_layout layout;     /* forced layout (a plain tree's, which statfs cannot tell) */
   const char *proc_cgroup;  /* the runtime's own cgroups file, default "/proc/self/cgroup" */
   bool rootless; /* unprivileged: a hierarchy we may not write is skipped (error only if
                     resources need it); no device cgroup */
@@ -57,6 +65,21 @@ const char *cgroup_path (const cgroup_manager *m);
    for the cgroup2 tree): differs from cgroup_path () only for relative cgroupsPaths,
    which are under the runtime's own cgroup of each hierarchy.  NULL if not joined. */
 const char *cgroup_path_in (const cgroup_manager *m, const char *hierarchy);
+/* The hierarchies the container is in, in order (I < cgroup_hierarchy_count ()). */
+typedef struct cgroup_hierarchy
+{
+  const char *controllers; /* as in /proc/self/cgroup: "memory", "cpu,cpuacct", "name=systemd";
+                              "" for a cgroup2 hierarchy */
+  const char *path;        /* the container's cgroup in it, relative to its root */
+  const char *dir;         /* the absolute directory of that cgroup */
+  bool v2;                 /* a cgroup2 hierarchy (v2, or hybrid's unified) */
+} cgroup_hierarchy;
+size_t cgroup_hierarchy_count (const cgroup_manager *m);
+cgroup_hierarchy cgroup_hierarchy_at (const cgroup_manager *m, size_t i);
+/* Only cgroup_enter () can put a process into the container's cgroups: rootless (a
+   hierarchy may be dropped on the way), --systemd-cgroup (the scope starts with the
+   init) or a plain tree; else a process may join them by itself (join.h). */
+bool cgroup_enter_only (const cgroup_manager *m);
 /* Does the comma list CONTROLLERS ("cpu,cpuacct", "name=systemd") contain C? */
 bool cgroup_has_controller (const char *controllers, const char *c);
 /* The "tasks" file of the runtime's own cgroup in the v1 hierarchy of CONTROLLER

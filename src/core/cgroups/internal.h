@@ -8,8 +8,6 @@
 
 #include "core/cgroups/cgroups.h"
 
-#define CG_DEFAULT_ROOT "/sys/fs/cgroup"
-
 /* One hierarchy the container is in. */
 typedef struct cg_hier
 {
@@ -27,7 +25,7 @@ typedef struct cg_hier
 struct cgroup_manager
 {
   cgroup_layout layout;
-  bool fake; /* plain directory tree (unit tests) */
+  bool fake; /* a plain directory tree (unit tests): decided from fs_root, not serialized */
   bool rootless;
   char *denied; /* rootless: controllers of the hierarchies dropped (comma list, "unified"
                    for cgroup2), for the warnings about limits; not serialized */

@@ -28,49 +28,32 @@ open_checked (const char *path, int flags, long magic)
   return fd;
 }
 
-/* One "h CREATED NAME\tCONTROLLERS\tV2\tPATH" line of cgroup_serialize (). */
+/* Open what joining hierarchy H takes: its cgroup2 directory, or its v1 "tasks" file. */
 static bool
-add_line (cgroup_join *j, const char *fs_root, char *line)
+open_hierarchy (cgroup_join *j, const cgroup_hierarchy *h)
 {
-  char *f[4], *p = strchr (line + 2, ' ');
-  cleanup_free char *dir = NULL;
+  cleanup_free char *tasks = NULL;
+  int fd;
 
-  if (p == NULL)
-    return false;
-  p++;
-  for (int k = 0; k < 4; k++)
-    {
-      f[k] = p;
-      p = k < 3 ? strchr (p, '\t') : NULL;
-      if (k < 3 && p == NULL)
-        return false;
-      if (p)
-        *p++ = '\0';
-    }
-  if (strcmp (f[3], "/") == 0)
+  if (strcmp (h->path, "/") == 0)
     return false; /* the root cgroup: not a container's */
-  dir = f[0][0] ? xasprintf ("%s/%s%s", fs_root, f[0], f[3]) : xasprintf ("%s%s", fs_root, f[3]);
-  if (f[2][0] == '1')
+  if (h->v2)
     {
       if (j->v2_dir >= 0)
         return false;
-      j->v2_dir = open_checked (dir, O_RDONLY | O_DIRECTORY, CGROUP2_SUPER_MAGIC);
+      j->v2_dir = open_checked (h->dir, O_RDONLY | O_DIRECTORY, CGROUP2_SUPER_MAGIC);
       return j->v2_dir >= 0;
     }
-  else
-    {
-      cleanup_free char *tasks = xasprintf ("%s/tasks", dir);
-      int fd;
-      if (j->n_tasks == CGROUP_JOIN_MAX)
-        return false;
-      fd = open_checked (tasks, O_WRONLY, CGROUP_SUPER_MAGIC);
-      if (fd < 0)
-        return false;
-      if (cgroup_has_controller (f[1], "memory"))
-        j->memory_at = j->n_tasks;
-      j->tasks[j->n_tasks++] = fd;
-      return true;
-    }
+  if (j->n_tasks == CGROUP_JOIN_MAX)
+    return false;
+  tasks = xasprintf ("%s/tasks", h->dir);
+  fd = open_checked (tasks, O_WRONLY, CGROUP_SUPER_MAGIC);
+  if (fd < 0)
+    return false;
+  if (cgroup_has_controller (h->controllers, "memory"))
+    j->memory_at = j->n_tasks;
+  j->tasks[j->n_tasks++] = fd;
+  return true;
 }
 
 void
@@ -82,27 +65,18 @@ cgroup_join_init (cgroup_join *j)
 }
 
 void
-cgroup_join_prepare (const cgroup_manager *m, const char *fs_root, cgroup_join *j)
+cgroup_join_prepare (const cgroup_manager *m, cgroup_join *j)
 {
-  cleanup_free char *s = cgroup_serialize (m);
-  char *save = NULL, *line;
-  bool ok = true, any = false;
+  size_t n = cgroup_hierarchy_count (m);
+  bool ok = n > 0 && !cgroup_enter_only (m);
 
   cgroup_join_init (j);
-  if (s == NULL)
-    return;
-  for (line = strtok_r (s, "\n", &save); line && ok; line = strtok_r (NULL, "\n", &save))
+  for (size_t i = 0; i < n && ok; i++)
     {
-      /* systemd's scope is started with the init: cgroup_enter by the parent */
-      if (strcmp (line, "fake 1") == 0 || strcmp (line, "rootless 1") == 0 || strncmp (line, "systemd ", 8) == 0)
-        ok = false;
-      else if (strncmp (line, "h ", 2) == 0)
-        {
-          ok = add_line (j, fs_root, line);
-          any = true;
-        }
+      cgroup_hierarchy h = cgroup_hierarchy_at (m, i);
+      ok = open_hierarchy (j, &h);
     }
-  j->usable = ok && any;
+  j->usable = ok;
   if (!j->usable)
     {
       cgroup_join_close (j);

@@ -16,8 +16,6 @@
  * exec, and the stub rejoins the container's before it executes the process (the
  * memory_home and memory fds), so the stub's page tables and stack are not charged to
  * a container that may have a tight memory limit.
- *
- * Built on cgroup_serialize ()'s text until cgroups.h offers the hierarchies itself.
  */
 #ifndef OCISBX_CGROUP_JOIN_H
 #define OCISBX_CGROUP_JOIN_H
@@ -45,7 +43,7 @@ typedef struct cgroup_join
 /* Nothing open (what cgroup_join_close leaves). */
 void cgroup_join_init (cgroup_join *j);
 /* Parent: open what the child needs; j->usable false means "use cgroup_enter". */
-void cgroup_join_prepare (const cgroup_manager *m, const char *fs_root, cgroup_join *j);
+void cgroup_join_prepare (const cgroup_manager *m, cgroup_join *j);
 /* Child, first thing after the clone: join every v1 hierarchy (closing the files but
    j->memory). */
 int cgroup_join_self (cgroup_join *j, ocisbx_err **err);

@@ -21,7 +21,7 @@ cgroup_detect_layout (const char *fs_root)
   cleanup_free char *unified = NULL;
 
   if (fs_root == NULL)
-    fs_root = CG_DEFAULT_ROOT;
+    fs_root = CGROUP_FS_ROOT;
   if (statfs (fs_root, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC)
     return CGROUP_LAYOUT_V2;
   unified = xasprintf ("%s/unified", fs_root);

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/container/container_internal.h"
+#include "core/cgroups/cgroups.h"
 #include "core/log.h"
 #include "core/container/state.h"
 #include "core/utils.h"

@@ -338,7 +338,7 @@ clone_init (create_ctx *c, ocisbx_err **err)
   else
     c->child_nondumpable = c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp);
 
-  cgroup_join_prepare (c->cgroup, CGROUP_FS_ROOT, &c->cgj);
+  cgroup_join_prepare (c->cgroup, &c->cgj);
   r = ns_enter_for_clone (&c->ns, &saved, err);
   if (r == 0)
     {

@@ -18,8 +18,6 @@
 #include "core/seccomp/seccomp.h"
 #include "core/process/terminal.h"
 
-#define CGROUP_FS_ROOT "/sys/fs/cgroup"
-
 /* Where the init waits for SYNC_GO (the id maps written, the cgroups joined), decided
    by create_prepare: as late as it can, so that its mounts overlap the parent's cgroup
    writes (which wait for an RCU grace period). */

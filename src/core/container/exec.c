@@ -209,7 +209,7 @@ prepare_cgroups (exec_ctx *c, ocisbx_err **err)
     return 0;
   if (container_cgroups (&c->h, &m, err) < 0)
     return err_wrap (err, "the container's cgroups");
-  cgroup_join_prepare (m, EXEC_CGROUP_FS_ROOT, &c->cgj);
+  cgroup_join_prepare (m, &c->cgj);
   return 0;
 }
 

@@ -16,8 +16,6 @@
 #include "core/container/state.h"
 #include "core/process/terminal.h"
 
-#define EXEC_CGROUP_FS_ROOT "/sys/fs/cgroup"
-
 /* Exit codes of a failed exec, as a shell's. */
 #define EXEC_EXIT_NOT_FOUND 127
 #define EXEC_EXIT_CANNOT_RUN 126

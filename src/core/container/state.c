@@ -378,7 +378,7 @@ state_status (int dirfd, const container_state *st)
     return STATUS_STOPPED;
   if (faccessat (dirfd, STATE_FIFO, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
     return STATUS_CREATED;
-  if (st->cgroup && st->cgroup[0] && cgroup_load ("/sys/fs/cgroup", st->cgroup, &m, &err) == 0)
+  if (st->cgroup && st->cgroup[0] && cgroup_load (CGROUP_FS_ROOT, st->cgroup, &m, &err) == 0)
     {
       if (cgroup_is_frozen (m, &frozen, &err) < 0)
         frozen = false;

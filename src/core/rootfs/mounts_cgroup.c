@@ -23,8 +23,6 @@
 #include "core/utils.h"
 #include "core/syscalls.h"
 
-#define CGROUP_ROOT "/sys/fs/cgroup"
-
 /* The process's own cgroup in hierarchy NAME (a directory under /sys/fs/cgroup:
    "cpu,cpuacct", "systemd", "unified"), from /proc/self/cgroup; malloc'd or NULL. */
 static char *
@@ -75,8 +73,8 @@ cgroup_source (const rootfs_ctx *ctx, const char *hierarchy, bool v2)
   if (rel == NULL)
     rel = "/";
   if (hierarchy == NULL)
-    return xasprintf (CGROUP_ROOT "%s%s", *rel == '/' ? "" : "/", rel);
-  return xasprintf (CGROUP_ROOT "/%s%s%s", hierarchy, *rel == '/' ? "" : "/", rel);
+    return xasprintf (CGROUP_FS_ROOT "%s%s", *rel == '/' ? "" : "/", rel);
+  return xasprintf (CGROUP_FS_ROOT "/%s%s%s", hierarchy, *rel == '/' ? "" : "/", rel);
 }
 
 static bool wants_remount (const mount_opts *o);
@@ -302,13 +300,13 @@ mount_v1 (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opt
   if (top < 0)
     return -1;
 
-  hosts = open (CGROUP_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  hosts = open (CGROUP_FS_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (hosts < 0)
-    return err_set (err, errno, "open " CGROUP_ROOT);
+    return err_set (err, errno, "open " CGROUP_FS_ROOT);
   w.top = top;
   w.hosts = hosts;
   if (dir_each (hosts, v1_entry, &w) < 0)
-    return *err ? -1 : err_set (err, errno, "read " CGROUP_ROOT);
+    return *err ? -1 : err_set (err, errno, "read " CGROUP_FS_ROOT);
   /* The tmpfs last, so that its directories could be made. */
   return remount_tree (ctx, top, o, m->destination, err);
 }
@@ -348,8 +346,8 @@ mount_cgroup (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount
 {
   struct statfs sfs;
 
-  if (statfs (CGROUP_ROOT, &sfs) < 0)
-    return err_set (err, errno, "statfs " CGROUP_ROOT);
+  if (statfs (CGROUP_FS_ROOT, &sfs) < 0)
+    return err_set (err, errno, "statfs " CGROUP_FS_ROOT);
   if (sfs.f_type == CGROUP2_SUPER_MAGIC)
     return mount_v2 (ctx, rootfd, m, o, dstfd, err);
   return mount_v1 (ctx, rootfd, m, o, dstfd, err);
