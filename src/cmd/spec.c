@@ -173,7 +173,7 @@ write_spec (const char *bundle, bool rootless, ocisbx_err **err)
   path = xasprintf ("%s/config.json", bundle);
   cleanup_close int fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0 && errno == EEXIST)
-    return err_set (err, 0, "`%s` already exists: remove it first, it is never replaced", path);
+    return err_setk (err, ERR_EXISTS, 0, "`%s` already exists: remove it first, it is never replaced", path);
   if (fd < 0)
     return err_set (err, errno, "create `%s`", path);
   if (write_all (fd, json, len) < 0)

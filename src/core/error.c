@@ -7,12 +7,13 @@
 #include <string.h>
 
 static ocisbx_err *
-err_new (int errnum, char *msg)
+err_new (err_kind kind, int errnum, char *msg)
 {
   ocisbx_err *e = malloc (sizeof *e);
   if (e == NULL)
     abort ();
   e->errnum = errnum;
+  e->kind = kind;
   e->msg = msg;
   return e;
 }
@@ -39,24 +40,86 @@ err_format (const char *fmt, va_list ap)
   return msg;
 }
 
-int
-err_setv (ocisbx_err **err, int errnum, const char *fmt, va_list ap)
+static int
+err_setkv (ocisbx_err **err, err_kind kind, int errnum, const char *words, const char *fmt, va_list ap)
 {
   char *msg = NULL;
   /* Nobody to tell (ERR NULL), or the first failure is kept: no message to format. */
   if (err == NULL || *err != NULL)
     return -1;
   msg = err_format (fmt, ap);
-  if (errnum != 0)
+  if (errnum != 0 || words != NULL)
     {
       char *full = NULL;
-      if (asprintf (&full, "%s: %s", msg, strerror (errnum)) < 0)
+      if (asprintf (&full, "%s: %s", msg, words ? words : strerror (errnum)) < 0)
         abort ();
       free (msg);
       msg = full;
     }
-  *err = err_new (errnum, msg);
+  *err = err_new (kind, errnum, msg);
   return -1;
+}
+
+int
+err_setv (ocisbx_err **err, int errnum, const char *fmt, va_list ap)
+{
+  return err_setkv (err, ERR_SYSTEM, errnum, NULL, fmt, ap);
+}
+
+int
+err_setk (ocisbx_err **err, err_kind kind, int errnum, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  err_setkv (err, kind, errnum, NULL, fmt, ap);
+  va_end (ap);
+  return -1;
+}
+
+int
+err_engine (ocisbx_err **err, err_kind kind, const char *fmt, ...)
+{
+  va_list ap;
+  va_start (ap, fmt);
+  err_setkv (err, kind, 0, err_kind_words (kind), fmt, ap);
+  va_end (ap);
+  return -1;
+}
+
+const char *
+err_kind_words (err_kind kind)
+{
+  switch (kind)
+    {
+    case ERR_NOT_RUNNING:
+      return "container not running";
+    case ERR_PERMISSION:
+      return "permission denied";
+    case ERR_NOT_FOUND:
+      return "executable file not found in $PATH";
+    default:
+      return NULL;
+    }
+}
+
+err_kind
+err_kind_of (const ocisbx_err *err)
+{
+  return err ? err->kind : ERR_SYSTEM;
+}
+
+int
+err_exec_exit_code (const ocisbx_err *err, int fallback)
+{
+  switch (err_kind_of (err))
+    {
+    case ERR_NOT_FOUND:
+      return 127;
+    case ERR_PERMISSION:
+      return 126;
+    default:
+      return fallback;
+    }
 }
 
 int
@@ -70,15 +133,21 @@ err_set (ocisbx_err **err, int errnum, const char *fmt, ...)
 }
 
 int
-err_take (ocisbx_err **err, int errnum, char *msg)
+err_takek (ocisbx_err **err, err_kind kind, int errnum, char *msg)
 {
   if (err == NULL || *err != NULL)
     {
       free (msg);
       return -1;
     }
-  *err = err_new (errnum, msg);
+  *err = err_new (kind, errnum, msg);
   return -1;
+}
+
+int
+err_take (ocisbx_err **err, int errnum, char *msg)
+{
+  return err_takek (err, ERR_SYSTEM, errnum, msg);
 }
 
 int

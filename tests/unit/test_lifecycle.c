@@ -214,15 +214,19 @@ test_path_lookup (void)
   /* missing: Go's wording, which podman matches */
   CHECK (path_lookup ("nosuchcmd", path, &out, &err) < 0);
   CHECK (err && strcmp (err->msg, "exec: \"nosuchcmd\": executable file not found in $PATH") == 0);
+  /* the kind, not the words, gives exec's exit code: 127 */
+  CHECK (err && err->kind == ERR_NOT_FOUND && err_exec_exit_code (err, 255) == 127);
   err_freep (&err);
 
   /* only a non-executable candidate: permission denied */
   CHECK (path_lookup ("data", path, &out, &err) < 0);
-  CHECK (err && strstr (err->msg, "permission denied") != NULL);
+  CHECK (err && strcmp (err->msg, "exec: \"data\": permission denied") == 0);
+  CHECK (err && err->kind == ERR_PERMISSION && err_exec_exit_code (err, 255) == 126);
   err_freep (&err);
 
   /* a directory is not executable */
   CHECK (path_lookup ("b", dir, &out, &err) < 0);
+  CHECK (err && err->kind == ERR_PERMISSION);
   err_freep (&err);
 
   /* absolute paths are not searched */
@@ -232,9 +236,17 @@ test_path_lookup (void)
   out = NULL;
   CHECK (path_lookup ("/no/such/binary", path, &out, &err) < 0);
   CHECK (err && strcmp (err->msg, "exec: \"/no/such/binary\": stat /no/such/binary: no such file or directory") == 0);
+  CHECK (err && err->kind == ERR_NOT_FOUND);
   err_freep (&err);
   CHECK (path_lookup (noexec, path, &out, &err) < 0);
   CHECK (err && strstr (err->msg, "permission denied") != NULL && strstr (err->msg, noexec) != NULL);
+  CHECK (err && err->kind == ERR_PERMISSION);
+  /* wrapped, the kind stays; a plain error is 255 whatever its words */
+  err_wrap (&err, "process");
+  CHECK (err && err->kind == ERR_PERMISSION);
+  err_freep (&err);
+  err_set (&err, EACCES, "mount `/x`: permission denied");
+  CHECK (err && err->kind == ERR_SYSTEM && err_exec_exit_code (err, 255) == 255);
   err_freep (&err);
 
   /* the default PATH when the environment has none: /bin/sh exists on the host */
@@ -243,6 +255,7 @@ test_path_lookup (void)
   free (out);
   out = NULL;
   CHECK (path_lookup ("", path, &out, &err) < 0);
+  CHECK (err && strcmp (err->msg, "exec: \"\": executable file not found in $PATH") == 0 && err->kind == ERR_NOT_FOUND);
   err_freep (&err);
 
   unlink (exe);
@@ -376,7 +389,7 @@ test_state_roundtrip (void)
   CHECK (dirfd >= 0);
   /* a second create of the same id fails */
   dup = state_dir_create (rootfd, "c1", &err);
-  CHECK (dup < 0 && err && strstr (err->msg, "already exists"));
+  CHECK (dup < 0 && err && strstr (err->msg, "already exists") && err->kind == ERR_EXISTS);
   err_freep (&err);
   CHECK (state_dir_create (rootfd, "../evil", &err) < 0);
   err_freep (&err);
@@ -417,7 +430,8 @@ test_state_roundtrip (void)
     err_freep (&err);
   }
   close (dirfd);
-  CHECK (state_dir_open (rootfd, "nope", 0, &err) < 0 && err && strstr (err->msg, "does not exist"));
+  CHECK (state_dir_open (rootfd, "nope", 0, &err) < 0 && err && strstr (err->msg, "does not exist")
+         && err->kind == ERR_NOT_FOUND);
   err_freep (&err);
   CHECK (state_dir_remove (rootfd, "c1", &err) == 0);
   CHECK (faccessat (rootfd, "c1", F_OK, 0) < 0 && errno == ENOENT);
@@ -474,12 +488,13 @@ test_sync_channel (void)
   /* an error from the peer */
   {
     ocisbx_err *peer = NULL;
-    err_set (&peer, ENOENT, "exec: \"x\"");
+    err_setk (&peer, ERR_PERMISSION, ENOENT, "exec: \"x\"");
     sync_send_error (fds[1], peer);
     err_free (peer);
   }
   CHECK (sync_recv (fds[0], SYNC_READY, &m, &err) < 0);
   CHECK (err && err->errnum == ENOENT && strstr (err->msg, "exec: \"x\""));
+  CHECK (err && err->kind == ERR_PERMISSION); /* the kind crosses the channel */
   err_freep (&err);
   /* the wrong message, then end of file */
   CHECK (sync_send (fds[1], SYNC_GO, 0, NULL, 0, -1, &err) == 0);

@@ -498,8 +498,8 @@ plan_systemd (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err)
   size_t ul;
 
   if (m->rootless)
-    return err_set (err, ENOTSUP, "--systemd-cgroup: rootless containers (systemd's user manager) are not "
-                                  "supported");
+    return err_setk (err, ERR_UNSUPPORTED, ENOTSUP,
+                     "--systemd-cgroup: rootless containers (systemd's user manager) are not supported");
   if (cg_systemd_names (cc, &m->slice, &m->unit, err) < 0)
     return -1;
   ul = strlen (m->unit);
@@ -875,7 +875,7 @@ cgroup_freeze (cgroup_manager *m, bool freeze, ocisbx_err **err)
     return cg_v1_freeze (m, h, freeze, err);
   if ((h = cg_unified (m)))
     return cg_v2_freeze (m, h, freeze, err);
-  return err_set (err, ENOTSUP, "cgroups: no freezer (neither the v1 freezer nor cgroup2 is mounted)");
+  return err_setk (err, ERR_UNSUPPORTED, ENOTSUP, "cgroups: no freezer (neither the v1 freezer nor cgroup2 is mounted)");
 }
 
 int

@@ -30,7 +30,7 @@ cgroup_oom_fd (cgroup_manager *m, ocisbx_err **err)
   cg_hier *mem = cg_find (m, "memory");
 
   if (mem == NULL)
-    return err_set (err, ENOTSUP, "cgroups: no memory controller for OOM events");
+    return err_setk (err, ERR_UNSUPPORTED, ENOTSUP, "cgroups: no memory controller for OOM events");
   if (mem->v2)
     {
       cleanup_free char *f = cg_file (mem, "memory.events");

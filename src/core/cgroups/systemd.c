@@ -268,11 +268,13 @@ cg_systemd_check (ocisbx_err **err)
 {
   cleanup_free char *helper = NULL;
 #ifndef HAVE_SYSTEMD
-  return err_set (err, ENOTSUP, "--systemd-cgroup: this ocisbx was built without the systemd cgroup driver "
-                                "(configure found no libsystemd; Debian: libsystemd-dev)");
+  return err_setk (err, ERR_UNSUPPORTED, ENOTSUP,
+                   "--systemd-cgroup: this ocisbx was built without the systemd cgroup driver "
+                   "(configure found no libsystemd; Debian: libsystemd-dev)");
 #endif
   if (!cg_systemd_running ())
-    return err_set (err, 0, "systemd not running on this host, cannot use systemd cgroups manager");
+    return err_setk (err, ERR_UNSUPPORTED, 0,
+                     "systemd not running on this host, cannot use systemd cgroups manager");
   helper = helper_path ();
   if (helper == NULL)
     return err_set (err, ENOENT, "--systemd-cgroup: `" HELPER "` is neither beside ocisbx nor in `%s`",

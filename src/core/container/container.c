@@ -49,7 +49,7 @@ parse_config (create_ctx *c, ocisbx_err **err)
   char *msg = NULL;
 
   if (oci_config_parse_file (c->config_path, &c->cfg, &msg) < 0)
-    return err_take (err, 0, msg ? msg : xstrdup ("config.json: cannot parse"));
+    return err_takek (err, ERR_INVALID_CONFIG, 0, msg ? msg : xstrdup ("config.json: cannot parse"));
   return 0;
 }
 

@@ -38,7 +38,7 @@ container_pause (const char *root, const char *id, bool pause, ocisbx_err **err)
     return -1;
   s = container_status_now (&h);
   if (pause && s != STATUS_RUNNING)
-    return err_set (err, 0, "container `%s` is %s, not running", id, container_status_name (s));
+    return err_setk (err, ERR_NOT_RUNNING, 0, "container `%s` is %s, not running", id, container_status_name (s));
   if (!pause && s != STATUS_PAUSED)
     return err_set (err, 0, "container `%s` is %s, not paused", id, container_status_name (s));
   return cgroup_freeze (m, pause, err);
@@ -75,7 +75,7 @@ container_update (const char *root, const char *id, const oci_resources *res, oc
   if (container_open_cgroups (root, id, LOCK_EX, &h, &m, err) < 0)
     return -1;
   if (container_status_now (&h) == STATUS_STOPPED)
-    return err_set (err, 0, "container `%s` is stopped", id);
+    return err_setk (err, ERR_NOT_RUNNING, 0, "container `%s` is stopped", id);
   return cgroup_update (m, res, err);
 }
 
@@ -88,8 +88,8 @@ container_resources_parse (const char *json, size_t len, oci_resources **out, oc
   while (skip < len && strchr (" \t\r\n", json[skip]))
     skip++;
   if (skip == len || json[skip] != '{')
-    return err_set (err, 0, "resources: expected a JSON object");
+    return err_setk (err, ERR_INVALID_CONFIG, 0, "resources: expected a JSON object");
   if (oci_resources_parse_data (json, len, out, &msg) < 0)
-    return err_take (err, 0, msg);
+    return err_takek (err, ERR_INVALID_CONFIG, 0, msg);
   return 0;
 }

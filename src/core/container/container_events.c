@@ -113,7 +113,7 @@ container_events (const char *root, const char *id, bool stats_only, long interv
   if (container_open_cgroups (root, id, 0, &h, &m, err) < 0)
     return -1;
   if (container_status_now (&h) == STATUS_STOPPED)
-    return err_set (err, 0, "container `%s` is not running", id);
+    return err_setk (err, ERR_NOT_RUNNING, 0, "container `%s` is not running", id);
   if (stats_only)
     return emit_stats (m, id, emit, arg, err);
   return watch (&h, m, interval_ms, emit, arg, err);

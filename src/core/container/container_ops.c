@@ -113,7 +113,8 @@ container_start_at (int dirfd, const container_state *st, ocisbx_err **err)
   if (st->no_process)
     {
       signal_init (st, SIGKILL, NULL);
-      return err_set (err, 0, "cannot start container \"%s\": config.json: .process: not set, nothing to run", st->id);
+      return err_setk (err, ERR_INVALID_CONFIG, 0,
+                       "cannot start container \"%s\": config.json: .process: not set, nothing to run", st->id);
     }
   fifo = openat (dirfd, STATE_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fifo < 0)
@@ -239,7 +240,7 @@ container_kill (const char *root, const char *id, int sig, bool all, ocisbx_err 
     }
   /* containerd (CRI) takes a kill error for "already gone" only by these words */
   if (status == STATUS_STOPPED || status == STATUS_CREATING)
-    return err_set (err, 0, "cannot signal container \"%s\": container not running", id);
+    return err_engine (err, ERR_NOT_RUNNING, "cannot signal container \"%s\"", id);
   return signal_init (h.st, sig, err);
 }
 

@@ -75,10 +75,11 @@ open_running (exec_ctx *c, ocisbx_err **err)
       c->paused = true;
       if (o->ignore_paused)
         return 0;
-      return err_set (err, 0, "container \"%s\": cannot exec in a paused container (use --ignore-paused to override)",
-                      o->id);
+      return err_setk (err, ERR_PAUSED, 0,
+                       "container \"%s\": cannot exec in a paused container (use --ignore-paused to override)", o->id);
     default:
-      return err_set (err, 0, "container \"%s\": cannot exec in a %s container", o->id, container_status_name (status));
+      return err_setk (err, ERR_NOT_RUNNING, 0, "container \"%s\": cannot exec in a %s container", o->id,
+                       container_status_name (status));
     }
 }
 

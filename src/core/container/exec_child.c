@@ -124,19 +124,6 @@ setup (exec_ctx *c, char **exe, ocisbx_err **err)
   return process_apply (p, slave, 3 + c->o->preserve_fds, c->sp.sync_child, exe, err);
 }
 
-/* A failure to find or run the program (an "exec: " message): 127 when not found,
-   126 when found but not runnable, as a shell says it; anything else 255. */
-static int
-exec_failure_code (const ocisbx_err *err)
-{
-  if (err == NULL || err->msg == NULL || strncmp (err->msg, "exec: ", 6) != 0)
-    return EXEC_EXIT_FAILED;
-  if (err->errnum == EACCES || err->errnum == ENOEXEC || err->errnum == EPERM || err->errnum == EISDIR
-      || strstr (err->msg, "permission denied"))
-    return EXEC_EXIT_CANNOT_RUN;
-  return EXEC_EXIT_NOT_FOUND;
-}
-
 _Noreturn void
 exec_child (exec_ctx *c)
 {
@@ -155,5 +142,6 @@ exec_child (exec_ctx *c)
   if (setup (c, &exe, &err) == 0)
     process_finish_and_exec (&c->plan, exe, c->sp.sync_child, &err);
   sync_send_error (c->sp.sync_child, err);
-  _exit (exec_failure_code (err));
+  /* a program not found or not runnable: 127 or 126, as a shell says it; else 255 */
+  _exit (err_exec_exit_code (err, EXEC_EXIT_FAILED));
 }

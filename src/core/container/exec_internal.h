@@ -17,8 +17,6 @@
 #include "core/process/terminal.h"
 
 /* Exit codes of a failed exec, as a shell's. */
-#define EXEC_EXIT_NOT_FOUND 127
-#define EXEC_EXIT_CANNOT_RUN 126
 #define EXEC_EXIT_FAILED 255
 
 /* The effective process: the base document's fields with the flags over them.  The

@@ -134,7 +134,7 @@ read_config (const container_state *st, exec_spec *s, ocisbx_err **err)
   path = st->config ? xstrdup (st->config) : xasprintf ("%s/config.json", st->bundle ? st->bundle : ".");
   if (oci_config_parse_file (path, &s->cfg, &msg) < 0)
     {
-      err_take (err, 0, msg ? msg : xstrdup ("cannot parse"));
+      err_takek (err, ERR_INVALID_CONFIG, 0, msg ? msg : xstrdup ("cannot parse"));
       return err_wrap (err, "the container's config `%s`", path);
     }
   return 0;
@@ -154,7 +154,7 @@ exec_spec_build (const exec_opts *o, const container_state *st, exec_spec *s, oc
       char *msg = NULL;
       if (oci_process_parse_file (o->process_file, &s->file, &msg) < 0)
         {
-          err_take (err, 0, msg ? msg : xstrdup ("cannot parse"));
+          err_takek (err, ERR_INVALID_CONFIG, 0, msg ? msg : xstrdup ("cannot parse"));
           return err_wrap (err, "--process `%s`", o->process_file);
         }
       s->doc = "process.json";

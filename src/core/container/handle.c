@@ -19,7 +19,7 @@ container_open (const char *root, const char *id, int lock, container_handle *h,
       if ((*err)->errnum == ENOENT)
         {
           err_freep (err);
-          return err_take (err, ENOENT, xasprintf ("container \"%s\" does not exist", id));
+          return err_takek (err, ERR_NOT_FOUND, ENOENT, xasprintf ("container \"%s\" does not exist", id));
         }
       return -1;
     }

@@ -82,7 +82,7 @@ state_dir_create (int rootfd, const char *id, ocisbx_err **err)
   if (mkdirat (rootfd, id, 0711) < 0)
     {
       if (errno == EEXIST)
-        return err_set (err, 0, "container \"%s\" already exists", id);
+        return err_setk (err, ERR_EXISTS, 0, "container \"%s\" already exists", id);
       return err_set (err, errno, "mkdir state dir of `%s`", id);
     }
   fd = openat (rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -109,7 +109,7 @@ state_dir_open (int rootfd, const char *id, int lock, ocisbx_err **err)
   if (fd < 0)
     {
       if (errno == ENOENT)
-        return err_take (err, ENOENT, xasprintf ("container \"%s\" does not exist", id));
+        return err_takek (err, ERR_NOT_FOUND, ENOENT, xasprintf ("container \"%s\" does not exist", id));
       return err_set (err, errno, "open state dir of `%s`", id);
     }
   if (lock)
@@ -129,7 +129,7 @@ state_dir_open (int rootfd, const char *id, int lock, ocisbx_err **err)
       if (fstat (fd, &st) < 0 || st.st_nlink == 0)
         {
           close (fd);
-          return err_take (err, ENOENT, xasprintf ("container \"%s\" does not exist", id));
+          return err_takek (err, ERR_NOT_FOUND, ENOENT, xasprintf ("container \"%s\" does not exist", id));
         }
     }
   return fd;
@@ -238,7 +238,7 @@ state_read (int dirfd, const char *id, container_state **out, ocisbx_err **err)
   if (read_file_at (dirfd, STATE_FILE, &data, &len, &rerr) < 0)
     {
       if (rerr->errnum == ENOENT)
-        return err_take (err, ENOENT, xasprintf ("container \"%s\" does not exist", id));
+        return err_takek (err, ERR_NOT_FOUND, ENOENT, xasprintf ("container \"%s\" does not exist", id));
       path = state_dir_file_path (dirfd, STATE_FILE);
       return err_set (err, 0, "container \"%s\": %s: %s", id, path, rerr->msg);
     }

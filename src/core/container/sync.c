@@ -113,7 +113,7 @@ take_peer_error (int sock, ocisbx_err **err)
       if (w.type == SYNC_ERROR && w.len != UINT32_MAX)
         {
           err_freep (err);
-          return err_take (err, w.errnum, steal_ptr (&payload));
+          return err_takek (err, (err_kind) w.value, w.errnum, steal_ptr (&payload));
         }
     }
 }
@@ -169,7 +169,8 @@ sync_send (int sock, sync_type type, int32_t value, const void *payload, size_t 
 void
 sync_send_error (int sock, const ocisbx_err *err)
 {
-  struct wire w = { SYNC_ERROR, err ? err->errnum : 0, 0, 0 };
+  /* the kind rides in VALUE */
+  struct wire w = { SYNC_ERROR, err ? err->errnum : 0, err ? (int32_t) err->kind : 0, 0 };
   const char *msg = err && err->msg ? err->msg : "unknown error";
   size_t len = strlen (msg);
   struct iovec iov[2];
@@ -228,7 +229,7 @@ sync_recv_either (int sock, sync_type want, sync_type also, sync_msg *msg, ocisb
     {
       if (fd >= 0)
         close (fd);
-      return err_take (err, w.errnum, steal_ptr (&payload));
+      return err_takek (err, (err_kind) w.value, w.errnum, steal_ptr (&payload));
     }
   if (w.type != (uint32_t) want && w.type != (uint32_t) also)
     {

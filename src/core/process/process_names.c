@@ -210,7 +210,7 @@ path_lookup (const char *file, const char *path_env, char **out, ocisbx_err **er
   int first_errno = 0;
 
   if (file == NULL || *file == '\0')
-    return err_set (err, 0, "exec: \"\": executable file not found in $PATH");
+    return err_engine (err, ERR_NOT_FOUND, "exec: \"\"");
   if (strchr (file, '/'))
     {
       if (check_executable (file) == 0)
@@ -219,11 +219,11 @@ path_lookup (const char *file, const char *path_env, char **out, ocisbx_err **er
           return 0;
         }
       if (errno == ENOENT || errno == ENOTDIR)
-        return err_set (err, 0, "exec: \"%s\": stat %s: %s", file, file,
-                        errno == ENOENT ? "no such file or directory" : "not a directory");
+        return err_setk (err, ERR_NOT_FOUND, 0, "exec: \"%s\": stat %s: %s", file, file,
+                         errno == ENOENT ? "no such file or directory" : "not a directory");
       if (errno == EACCES || errno == EPERM)
-        return err_set (err, 0, "exec: \"%s\": permission denied", file);
-      return err_set (err, errno, "exec: \"%s\"", file);
+        return err_engine (err, ERR_PERMISSION, "exec: \"%s\"", file);
+      return err_setk (err, ERR_NOT_FOUND, errno, "exec: \"%s\"", file);
     }
   if (path_env == NULL)
     path_env = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
@@ -245,6 +245,6 @@ path_lookup (const char *file, const char *path_env, char **out, ocisbx_err **er
         first_errno = errno;
     }
   if (first_errno)
-    return err_set (err, 0, "exec: \"%s\": permission denied", file);
-  return err_set (err, 0, "exec: \"%s\": executable file not found in $PATH", file);
+    return err_engine (err, ERR_PERMISSION, "exec: \"%s\"", file);
+  return err_engine (err, ERR_NOT_FOUND, "exec: \"%s\"", file);
 }

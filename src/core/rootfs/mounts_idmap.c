@@ -225,8 +225,8 @@ mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, 
   else if (ctx->runtime_source)
     tree = ctx->runtime_source (ctx->runtime_source_arg, index, srcfd, err);
   else
-    return err_set (err, ENOTSUP, "idmapped mount `%s`: not supported with a user namespace here",
-                    m->destination);
+    return err_setk (err, ERR_UNSUPPORTED, ENOTSUP,
+                     "idmapped mount `%s`: not supported with a user namespace here", m->destination);
   if (tree < 0)
     return -1;
   if (sys->move_mount (tree, "", dstfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
