@@ -50,6 +50,15 @@ all_cg_dirs() {
 	done <"/proc/$1/cgroup"
 }
 
+# all_gone DIR...: none of them exists any more.
+all_gone() {
+	local d
+	for d; do
+		echo "$d"
+		[ ! -e "$d" ]
+	done
+}
+
 create_started() {
 	create_container "$CID"
 	runtime start "$CID"
@@ -110,10 +119,7 @@ mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_byt
 	runtime kill "$CID" KILL
 	wait_for_status "$CID" stopped
 	runtime delete "$CID"
-	for d in "${dirs[@]}"; do
-		echo "$d"
-		[ ! -e "$d" ]
-	done
+	all_gone "${dirs[@]}"
 }
 
 @test "delete --force: a running container's cgroups are removed, processes killed" {
@@ -123,7 +129,7 @@ mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_byt
 	mapfile -t dirs < <(all_cg_dirs "$pid")
 	runtime delete --force "$CID"
 	wait_pid_gone "$pid"
-	for d in "${dirs[@]}"; do [ ! -e "$d" ]; done
+	all_gone "${dirs[@]}"
 }
 
 @test "delete: the default cgroup parent is ocisbx/<id>" {
@@ -856,4 +862,67 @@ cpu_quota_is() {
 	create_started
 	runtime delete --force "$CID"
 	[ -z "$(cgroup_dirs)" ]
+}
+
+# as_older_ocisbx: rewrite the state of container $CID as an older ocisbx kept it: the
+# cgroups as "ocisbx-cgroups 1" text (state.json's "cgroup" string and the record), with
+# its "fake 0" line.
+as_older_ocisbx() {
+	"$PYTHON" - "$ROOT/$CID" <<-'PY'
+	import json, sys
+	d = sys.argv[1]
+	def text(cg):
+	    s = "ocisbx-cgroups 1\nlayout %s\nfake 0\nrootless %d\n" % (cg["layout"], 1 if cg.get("rootless") else 0)
+	    if cg.get("systemdUnit"):
+	        s += "systemd %s\t%s\n" % (cg["systemdUnit"], cg.get("systemdSlice", ""))
+	    for h in cg["hierarchies"]:
+	        s += "h %d %s\t%s\t%d\t%s\n" % (h["created"], h["name"], h["controllers"], 1 if h["v2"] else 0, h["path"])
+	    return s
+	st = json.load(open(d + "/state.json"))
+	st["cgroup"] = text(st.pop("cgroups"))
+	json.dump(st, open(d + "/state.json", "w"))
+	rec = text(json.load(open(d + "/cgroups")))
+	open(d + "/cgroups", "w").write(rec)
+	PY
+}
+
+@test "upgrade: a container an older ocisbx created (its cgroups kept as text) is paused, listed, joined, killed and deleted" {
+	requires_ocisbx "ocisbx's own state.json"
+	set_args sh -c 'sleep 100 & exec sleep 101'
+	create_started
+	pid=$(container_pid "$CID")
+	mapfile -t dirs < <(all_cg_dirs "$pid")
+	[ "${#dirs[@]}" -ge 1 ]
+	as_older_ocisbx
+	grep -q 'ocisbx-cgroups 1' "$ROOT/$CID/state.json"
+	grep -q 'ocisbx-cgroups 1' "$ROOT/$CID/cgroups"
+	runtime pause "$CID"
+	[ "$(container_status "$CID")" = paused ]
+	runtime resume "$CID"
+	[ "$(container_status "$CID")" = running ]
+	run runtime ps --format json "$CID"
+	[ "$status" -eq 0 ]
+	echo "$output" | "$PYTHON" -c "import json,sys; p=json.load(sys.stdin); assert $pid in p and len(p) == 2, p"
+	# an exec joins the same cgroups
+	runtime exec -d --pid-file "$TESTDIR/exec.pid" "$CID" sleep 102
+	[ "$(cat "/proc/$(cat "$TESTDIR/exec.pid")/cgroup")" = "$(cat "/proc/$pid/cgroup")" ]
+	runtime kill --all "$CID" KILL
+	wait_for_status "$CID" stopped
+	runtime delete "$CID"
+	all_gone "${dirs[@]}"
+}
+
+@test "upgrade: delete --force of an older ocisbx's container whose state.json is lost finds its cgroups by the text record" {
+	requires_ocisbx "ocisbx's own state dir"
+	set_args sleep 100
+	create_started
+	pid=$(container_pid "$CID")
+	mapfile -t dirs < <(all_cg_dirs "$pid")
+	as_older_ocisbx
+	# state.json emptied: delete finds the cgroups through the record alone
+	: >"$ROOT/$CID/state.json"
+	runtime delete --force "$CID"
+	wait_pid_gone "$pid"
+	all_gone "${dirs[@]}"
+	[ -z "$(state_entries)" ]
 }

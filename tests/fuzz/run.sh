@@ -56,7 +56,7 @@ printf 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n){retu
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 CFLAGS_F="-g -O1 $SAN -I$build -I$src/libocispec -I$src/src $(pkg-config --cflags yajl 2>/dev/null)"
 objs=()
-for f in "$src"/libocispec/*.c "$src/src/core/container/state_doc.c"; do
+for f in "$src"/libocispec/*.c "$src/src/core/container/state_doc.c" "$src/src/core/cgroups/doc.c"; do
 	o="$work/obj/$(basename "$f" .c).o"
 	if [ ! -f "$o" ] || [ "$f" -nt "$o" ] || [ "$src/libocispec/ocispec.h" -nt "$o" ]; then
 		"$CC" $CFLAGS_F -fsanitize=fuzzer-no-link -c "$f" -o "$o" || { echo "fuzz: cannot build $f" >&2; exit 1; }

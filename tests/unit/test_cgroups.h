@@ -120,6 +120,24 @@ is_cgroup2 (const char *p)
   return statfs (p, &s) == 0 && s.f_type == CGROUP2_SUPER_MAGIC;
 }
 
+/* cgroup_load of a serialized manager (cgroup_serialize's JSON or the older text) */
+static __attribute__ ((unused)) int
+load_serialized (const char *root, const char *ser, cgroup_manager **m, ocisbx_err **err)
+{
+  cgroup_state *s = NULL;
+  int r;
+
+  if (cgroup_state_parse (ser, &s, err) < 0)
+    return -1;
+  r = cgroup_load (root, s, m, err);
+  cgroup_state_free (s);
+  return r;
+}
+
+/* One v1 hierarchy as cgroup_serialize writes it. */
+#define SER_V1(name, path, created)                                                                \
+  "{\"name\":\"" name "\",\"controllers\":\"" name "\",\"v2\":false,\"path\":\"" path "\",\"created\":" #created "}"
+
 static __attribute__ ((unused)) int
 try_open (const char *path, int flags)
 {

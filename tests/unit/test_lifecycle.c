@@ -373,9 +373,11 @@ test_state_roundtrip (void)
   char *keys[] = { "a" }, *values[] = { "b" };
   int64_t timeout = 5;
   oci_hook hook = { .path = "/bin/true", .timeout = &timeout };
+  cgroup_state_hierarchy hier = { .name = "memory", .controllers = "memory", .path = "/ocisbx/c1", .created = 1 };
+  cgroup_state cg = { .layout = "v1", .hierarchies = &hier, .hierarchies_len = 1 };
   container_state st = {
     .oci_version = "1.2.0", .id = "c1", .pid = 1234, .start_time = 99, .bundle = "/b", .rootfs = "/b/rootfs",
-    .created = "2024-01-01T00:00:00.000000000Z", .owner = 0, .cgroup = "x", .userns = true,
+    .created = "2024-01-01T00:00:00.000000000Z", .owner = 0, .cgroups = &cg, .userns = true,
     .annotations = { keys, values, 1 }, .poststop = &hook, .poststop_len = 1,
   };
   container_state *back = NULL;
@@ -403,6 +405,11 @@ test_state_roundtrip (void)
       CHECK_STR (back->bundle, "/b");
       CHECK (back->annotations.len == 1);
       CHECK (back->poststop_len == 1 && back->poststop[0].timeout && *back->poststop[0].timeout == 5);
+      /* the cgroups: a typed object, no test flag */
+      CHECK (back->cgroups && back->cgroup == NULL && back->cgroups->hierarchies_len == 1);
+      CHECK (back->cgroups && strcmp (back->cgroups->layout, "v1") == 0
+             && strcmp (back->cgroups->hierarchies[0].path, "/ocisbx/c1") == 0
+             && back->cgroups->hierarchies[0].created == 1);
       /* pid 1234 with start time 99 is not a live init of ours */
       CHECK (state_status (dirfd, back) == STATUS_STOPPED);
       container_state_free (back);
@@ -422,6 +429,31 @@ test_state_roundtrip (void)
     CHECK (unlinkat (dirfd, STATE_INIT, 0) == 0 && symlinkat ("12 x", dirfd, STATE_INIT) == 0);
     CHECK (state_init_record_read (dirfd, &pid, &t, &err) < 0 && err && strstr (err->msg, "/c1/" STATE_INIT));
     err_freep (&err);
+    /* an older ocisbx's state.json: "cgroup" is text; read as the typed "cgroups" */
+    {
+      const char *old = "{\"id\":\"c1\",\"pid\":1234,\"bundle\":\"/b\",\"cgroup\":\"ocisbx-cgroups 1\\nlayout "
+                        "hybrid\\nfake 0\\nrootless 0\\nh 1 memory\\tmemory\\t0\\t/ocisbx/c1\\nh 2 unified\\t\\t1\\t"
+                        "/ocisbx/c1\\n\"}";
+      CHECK (write_file_atomic_at (dirfd, STATE_FILE, old, strlen (old), 0600, &err) == 0);
+      CHECK (state_read (dirfd, "c1", &back, &err) == 0);
+      CHECK (back && back->cgroup == NULL && back->cgroups && back->cgroups->hierarchies_len == 2);
+      if (back && back->cgroups && back->cgroups->hierarchies_len == 2)
+        {
+          cgroup_state_hierarchy *u = &back->cgroups->hierarchies[1];
+          CHECK_STR (back->cgroups->layout, "hybrid");
+          CHECK (!back->cgroups->rootless && back->cgroups->systemd_unit == NULL);
+          CHECK (strcmp (u->name, "unified") == 0 && u->controllers[0] == '\0' && u->v2 && u->created == 2
+                 && strcmp (u->path, "/ocisbx/c1") == 0);
+        }
+      container_state_free (back);
+      back = NULL;
+      /* what is not the old text is an error naming the file and the field */
+      old = "{\"id\":\"c1\",\"pid\":1,\"bundle\":\"/b\",\"cgroup\":\"x\"}";
+      CHECK (write_file_atomic_at (dirfd, STATE_FILE, old, strlen (old), 0600, &err) == 0);
+      CHECK (state_read (dirfd, "c1", &back, &err) < 0 && err && strstr (err->msg, path)
+             && strstr (err->msg, ".cgroup: cgroups: unknown serialized state"));
+      err_freep (&err);
+    }
     CHECK (write_file_atomic_at (dirfd, STATE_FILE, "{\"id\":", 6, 0600, &err) == 0);
     CHECK (state_read (dirfd, "c1", &back, &err) < 0 && err && strstr (err->msg, path));
     err_freep (&err);

@@ -17,8 +17,6 @@
 #include "core/utils.h"
 #include "core/cgroups/internal.h"
 
-#define SERIAL_MAGIC "ocisbx-cgroups 1"
-
 static void
 hier_free (cg_hier *h)
 {
@@ -352,10 +350,10 @@ create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err 
 /* The creation plan: each hierarchy's CREATED is the number of trailing levels of its
    path that do not exist yet, which create_one will make.  Written down (cc->record)
    before the first mkdir, it lets a clean-up after a create killed at any point remove
-   exactly those, and never a level that was there before: see cgroups/record.h.  A level
-   another create makes between the plan and our mkdir is recorded as ours until the
-   record is rewritten after create_one; two containers racing for one leaf is the
-   only way that matters. */
+   exactly those, and never a level that was there before: see
+   container/cgroup_record.h.  A level another create makes between the plan and our
+   mkdir is recorded as ours until the record is rewritten after create_one; two
+   containers racing for one leaf is the only way that matters. */
 static void
 plan_created (cgroup_manager *m)
 {
@@ -652,31 +650,6 @@ cgroup_enter (cgroup_manager *m, pid_t pid, ocisbx_err **err)
   return 0;
 }
 
-/* Serialized form, one item per line:
-     ocisbx-cgroups 1
-     layout hybrid
-     rootless 0
-     h CREATED NAME<TAB>CONTROLLERS<TAB>V2<TAB>PATH                  */
-char *
-cgroup_serialize (const cgroup_manager *m)
-{
-  char *s = xasprintf (SERIAL_MAGIC "\nlayout %s\nrootless %d\n", cgroup_layout_name (m->layout), m->rootless);
-  if (m->unit)
-    {
-      char *n = xasprintf ("%ssystemd %s\t%s\n", s, m->unit, m->slice ? m->slice : "");
-      free (s);
-      s = n;
-    }
-  for (size_t i = 0; i < m->n; i++)
-    {
-      const cg_hier *h = &m->h[i];
-      char *n = xasprintf ("%sh %u %s\t%s\t%d\t%s\n", s, h->created, h->name, h->controllers, h->v2, h->path);
-      free (s);
-      s = n;
-    }
-  return s;
-}
-
 bool
 cgroup_manager_empty (const cgroup_manager *m)
 {
@@ -684,62 +657,30 @@ cgroup_manager_empty (const cgroup_manager *m)
 }
 
 int
-cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, ocisbx_err **err)
+cgroup_load (const char *fs_root, const cgroup_state *s, cgroup_manager **out, ocisbx_err **err)
 {
   cleanup_manager cgroup_manager *m = xmalloc0 (sizeof *m);
-  cleanup_free char *copy = xstrdup (serialized ? serialized : "");
-  char *save = NULL;
-  char *line = strtok_r (copy, "\n", &save);
+  const char *l = s->layout ? s->layout : "";
 
   m->fs_root = xstrdup (fs_root ? fs_root : CGROUP_FS_ROOT);
   m->fake = plain_tree (m->fs_root);
-  if (line == NULL || strcmp (line, SERIAL_MAGIC) != 0)
-    return err_set (err, EINVAL, "cgroups: unknown serialized state \"%.40s\"", serialized ? serialized : "");
-  while ((line = strtok_r (NULL, "\n", &save)))
+  m->layout = strcmp (l, "v1") == 0       ? CGROUP_LAYOUT_V1
+              : strcmp (l, "hybrid") == 0 ? CGROUP_LAYOUT_HYBRID
+              : strcmp (l, "v2") == 0     ? CGROUP_LAYOUT_V2
+                                          : CGROUP_LAYOUT_AUTO;
+  m->rootless = s->rootless;
+  if (s->systemd_unit)
     {
-      if (strncmp (line, "layout ", 7) == 0)
-        {
-          const char *l = line + 7;
-          m->layout = strcmp (l, "v1") == 0       ? CGROUP_LAYOUT_V1
-                      : strcmp (l, "hybrid") == 0 ? CGROUP_LAYOUT_HYBRID
-                      : strcmp (l, "v2") == 0     ? CGROUP_LAYOUT_V2
-                                                  : CGROUP_LAYOUT_AUTO;
-        }
-      else if (strncmp (line, "rootless ", 9) == 0)
-        m->rootless = line[9] == '1';
-      else if (strncmp (line, "systemd ", 8) == 0)
-        {
-          char *tab = strchr (line + 8, '\t');
-          if (tab)
-            *tab = '\0';
-          m->unit = xstrdup (line + 8);
-          m->slice = xstrdup (tab ? tab + 1 : "");
-        }
-      else if (strncmp (line, "h ", 2) == 0)
-        {
-          char *f[4];
-          unsigned created;
-          char *p = line + 2, *end;
-          cg_hier *h;
-
-          created = strtoul (p, &end, 10);
-          if (*end != ' ')
-            return err_set (err, EINVAL, "cgroups: bad serialized line \"%s\"", line);
-          p = end + 1;
-          for (int k = 0; k < 4; k++)
-            {
-              f[k] = p;
-              p = k < 3 ? strchr (p, '\t') : NULL;
-              if (k < 3 && p == NULL)
-                return err_set (err, EINVAL, "cgroups: bad serialized line \"%s\"", line);
-              if (p)
-                *p++ = '\0';
-            }
-          h = add_hier (m, f[0], f[1], f[2][0] == '1');
-          h->created = created;
-          h->path = xstrdup (f[3]);
-          set_dir (m, h);
-        }
+      m->unit = xstrdup (s->systemd_unit);
+      m->slice = xstrdup (s->systemd_slice ? s->systemd_slice : "");
+    }
+  for (size_t i = 0; i < s->hierarchies_len; i++)
+    {
+      const cgroup_state_hierarchy *sh = &s->hierarchies[i];
+      cg_hier *h = add_hier (m, sh->name, sh->controllers, sh->v2);
+      h->created = sh->created;
+      h->path = xstrdup (sh->path);
+      set_dir (m, h);
     }
   if (m->layout == CGROUP_LAYOUT_AUTO || (m->n == 0 && !m->rootless))
     return err_set (err, EINVAL, "cgroups: incomplete serialized state");

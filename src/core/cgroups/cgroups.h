@@ -4,8 +4,9 @@
  *                          cgroup_enter (pid) while the child waits on the sync channel.
  *                          --systemd-cgroup: cgroup_setup only plans, cgroup_enter starts
  *                          the scope with the init and makes the cgroups (systemd.c).
- * The manager serializes to a string kept in the container's state, so that later
- * commands (kill --all, pause, ps, update, delete) find the same cgroups.
+ * What the manager made is kept as a cgroup_state (below), the "cgroups" object of the
+ * container's state.json and the creation record (record.h), so that later commands
+ * (kill --all, pause, ps, update, delete) find the same cgroups: cgroup_load.
  */
 #ifndef OCISBX_CGROUPS_H
 #define OCISBX_CGROUPS_H
@@ -48,9 +49,9 @@ typedef struct cgroup_config
   const char *proc_cgroup;  /* the runtime's own cgroups file, default "/proc/self/cgroup" */
   bool rootless; /* unprivileged: a hierarchy we may not write is skipped (error only if
                     resources need it); no device cgroup */
-  /* The creation record (cgroups/record.h): called with the serialized manager naming
-     the levels of each hierarchy that do not exist yet, BEFORE the first mkdir, and
-     again if what was made differs; an error stops the setup.  NULL: no record. */
+  /* The creation record (container/cgroup_record.h): called with cgroup_serialize ()'s
+     JSON naming the levels of each hierarchy that do not exist yet, BEFORE the first
+     mkdir, and again if what was made differs; an error stops the setup.  NULL: none. */
   int (*record) (void *arg, const char *serialized, ocisbx_err **err);
   void *record_arg;
 } cgroup_config;
@@ -86,9 +87,40 @@ bool cgroup_has_controller (const char *controllers, const char *c);
    ("memory"), malloc'd; NULL on v2, for a manager cgroup_load made, or when it is the
    container's cgroup itself. */
 char *cgroup_own_tasks_v1 (const cgroup_manager *m, const char *controller);
-/* Serialize for the state file / load it back. */
+/* The container's cgroups as the runtime keeps them, to find them again. */
+typedef struct cgroup_state_hierarchy
+{
+  char *name;        /* its directory under the root: "memory", "cpu,cpuacct", "systemd",
+                        "unified"; "" for the cgroup2 root itself */
+  char *controllers; /* as in /proc/self/cgroup; "" for cgroup2 */
+  bool v2;
+  char *path;        /* the container's cgroup in it: "/ocisbx/abc" */
+  uint32_t created;  /* trailing levels of PATH the runtime made (0: it was there) */
+} cgroup_state_hierarchy;
+typedef struct cgroup_state
+{
+  char *layout;        /* "v1", "hybrid", "v2" */
+  bool rootless;
+  char *systemd_unit;  /* --systemd-cgroup: the scope, and its slice */
+  char *systemd_slice;
+  cgroup_state_hierarchy *hierarchies;
+  size_t hierarchies_len;
+} cgroup_state;
+/* Its JSON (state_doc.c): {"layout":"v1","rootless":false,"hierarchies":[{"name":"memory",
+   "controllers":"memory","v2":false,"path":"/ocisbx/abc","created":1},...]}. */
+extern const ocispec_type cgroup_state_type;
+cgroup_state *cgroup_state_of (const cgroup_manager *m);
+void cgroup_state_free (cgroup_state *s);
+void cgroup_state_freep (cgroup_state **s);
+#define cleanup_cgroup_state __attribute__ ((cleanup (cgroup_state_freep)))
+/* SERIALIZED is cgroup_serialize ()'s JSON, or the text an older ocisbx wrote
+   ("ocisbx-cgroups 1" lines; state.json's "cgroup" string), for the containers it
+   created: an upgrade does not lose them. */
+int cgroup_state_parse (const char *serialized, cgroup_state **out, ocisbx_err **err);
+/* cgroup_state_of (M) as JSON, for the creation record. */
 char *cgroup_serialize (const cgroup_manager *m);
-int cgroup_load (const char *fs_root, const char *serialized, cgroup_manager **out, ocisbx_err **err);
+/* The manager of the cgroups S names (FS_ROOT NULL: CGROUP_FS_ROOT). */
+int cgroup_load (const char *fs_root, const cgroup_state *s, cgroup_manager **out, ocisbx_err **err);
 /* Remove the cgroups it created (killing leftovers, retrying on EBUSY). */
 int cgroup_destroy (cgroup_manager *m, ocisbx_err **err);
 void cgroup_manager_free (cgroup_manager *m);

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/cgroups/record.h"
+#include "core/container/cgroup_record.h"
 #include "core/container/exec.h"
 #include "core/process/foreground.h"
 #include "core/container/hooks.h"
@@ -530,11 +530,11 @@ write_pid_file (create_ctx *c, ocisbx_err **err)
 }
 
 void
-create_ctx_state (const create_ctx *c, container_state *st, char **cg)
+create_ctx_state (const create_ctx *c, container_state *st, cgroup_state **cg)
 {
   const oci_hooks *h = c->cfg->hooks;
 
-  *cg = cgroup_serialize (c->cgroup);
+  *cg = cgroup_state_of (c->cgroup);
   *st = (container_state){
     .oci_version = c->cfg->oci_version,
     .id = (char *) c->o->id,
@@ -545,7 +545,7 @@ create_ctx_state (const create_ctx *c, container_state *st, char **cg)
     .rootfs = c->rootfs,
     .created = c->created,
     .owner = geteuid (),
-    .cgroup = *cg,
+    .cgroups = *cg,
     .systemd_cgroup = c->o->systemd_cgroup,
     .rootless = c->o->rootless,
     .userns = c->userns,
@@ -564,7 +564,7 @@ create_ctx_state (const create_ctx *c, container_state *st, char **cg)
 static int
 write_state (create_ctx *c, ocisbx_err **err)
 {
-  cleanup_free char *cg = NULL;
+  cleanup_cgroup_state cgroup_state *cg = NULL;
   container_state st;
 
   create_ctx_state (c, &st, &cg);

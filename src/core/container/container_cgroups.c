@@ -15,7 +15,7 @@ container_open_cgroups (const char *root, const char *id, int lock, container_ha
 {
   if (container_open (root, id, lock, h, err) < 0)
     return -1;
-  if (h->st->cgroup == NULL || h->st->cgroup[0] == '\0')
+  if (h->st->cgroups == NULL)
     return err_set (err, ENOENT, "container `%s` has no cgroups", id);
   if (container_cgroups (h, m, err) < 0)
     return err_wrap (err, "container `%s`", id);

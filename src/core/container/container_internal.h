@@ -87,8 +87,8 @@ void create_ctx_cleanup (create_ctx *c, bool failed);
 /* The spec state document for hooks, with STATUS. */
 char *create_state_json (const create_ctx *c, container_status status);
 /* The state record of this create, as written to state.json: its strings are C's, but
-   *CG (the serialized cgroups) is the caller's to free. */
-void create_ctx_state (const create_ctx *c, container_state *st, char **cg);
+   *CG (its cgroups) is the caller's to free. */
+void create_ctx_state (const create_ctx *c, container_state *st, cgroup_state **cg);
 
 /* container_init.c: the child, never returns. */
 _Noreturn void container_init (create_ctx *c);

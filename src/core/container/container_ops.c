@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cgroups/record.h"
+#include "core/container/cgroup_record.h"
 #include "core/container/handle.h"
 #include "core/container/hooks.h"
 #include "core/log.h"

@@ -27,7 +27,7 @@ static int
 delete_after_run (create_ctx *c, pid_t pid, ocisbx_err **err)
 {
   cleanup_close int dirfd = state_dir_open (c->rootfd, c->o->id, LOCK_EX, err);
-  cleanup_free char *cg = NULL;
+  cleanup_cgroup_state cgroup_state *cg = NULL;
   container_state st;
   struct stat now;
 

@@ -206,7 +206,7 @@ prepare_cgroups (exec_ctx *c, ocisbx_err **err)
 {
   cgroup_manager *m;
 
-  if (c->h.st->cgroup == NULL || c->h.st->cgroup[0] == '\0')
+  if (c->h.st->cgroups == NULL)
     return 0;
   if (container_cgroups (&c->h, &m, err) < 0)
     return err_wrap (err, "the container's cgroups");

@@ -45,7 +45,7 @@ merge_env (exec_spec *s, const exec_opts *o, ocisbx_err **err)
       size_t kl, j;
 
       if (eq == NULL || eq == o->env[i])
-        return err_set (err, 0, "--env \"%s\": not KEY=VALUE", o->env[i]);
+        return err_setk (err, ERR_USAGE, 0, "--env \"%s\": not KEY=VALUE", o->env[i]);
       kl = eq - o->env[i] + 1; /* with the '=' */
       for (j = 0; j < n; j++)
         if (strncmp (env[j], o->env[i], kl) == 0)
@@ -93,7 +93,7 @@ merge_caps (exec_spec *s, const exec_opts *o, ocisbx_err **err)
     return 0;
   for (size_t i = 0; i < o->n_caps; i++)
     if (capability_from_name (o->caps[i]) < 0)
-      return err_set (err, 0, "--cap: unknown capability \"%s\"", o->caps[i]);
+      return err_setk (err, ERR_USAGE, 0, "--cap: unknown capability \"%s\"", o->caps[i]);
   c = own (s, sizeof *c);
   if (s->eff.capabilities)
     *c = *s->eff.capabilities;

@@ -56,9 +56,9 @@ container_cgroups (container_handle *h, cgroup_manager **m, ocisbx_err **err)
   *m = NULL;
   if (h->cg == NULL)
     {
-      if (h->st->cgroup == NULL || h->st->cgroup[0] == '\0')
+      if (h->st->cgroups == NULL)
         return err_set (err, ENOENT, "no cgroup recorded");
-      if (cgroup_load (NULL, h->st->cgroup, &h->cg, err) < 0)
+      if (cgroup_load (CGROUP_FS_ROOT, h->st->cgroups, &h->cg, err) < 0)
         return -1;
     }
   *m = h->cg;

@@ -45,8 +45,9 @@ spawn_check_terminal (spawn_ctx *s, spawn_kind kind, process_plan *p, const char
     {
       if (console_socket == NULL)
         return 0;
-      return err_set (err, 0, kind == SPAWN_EXEC ? "--console-socket given without a terminal (--tty)"
-                                                 : "--console-socket given but process.terminal is false");
+      return err_setk (err, ERR_USAGE, 0,
+                       kind == SPAWN_EXEC ? "--console-socket given without a terminal (--tty)"
+                                          : "--console-socket given but process.terminal is false");
     }
   if (console_socket == NULL && detached)
     return err_set (err, 0, kind == SPAWN_EXEC ? "exec: a terminal for a detached process needs --console-socket"

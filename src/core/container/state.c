@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/cgroups/cgroups.h"
 #include "core/utils.h"
 
 /* ---- ids and directories ---- */
@@ -225,6 +224,25 @@ state_dir_file_path (int dirfd, const char *name)
   return name[0] ? xasprintf ("%s/%s", dir, name) : xstrdup (dir);
 }
 
+/* The state ST parsed: an older ocisbx's "cgroup" text becomes the "cgroups" object. */
+static int
+state_parsed (int dirfd, const char *id, container_state *st, container_state **out, ocisbx_err **err)
+{
+  if (st->cgroups == NULL && st->cgroup && st->cgroup[0])
+    {
+      if (cgroup_state_parse (st->cgroup, &st->cgroups, err) < 0)
+        {
+          cleanup_free char *path = state_dir_file_path (dirfd, STATE_FILE);
+          container_state_free (st);
+          return err_wrap (err, "container \"%s\": %s: .cgroup", id, path);
+        }
+      free (st->cgroup);
+      st->cgroup = NULL;
+    }
+  *out = st;
+  return 0;
+}
+
 int
 state_read (int dirfd, const char *id, container_state **out, ocisbx_err **err)
 {
@@ -243,20 +261,14 @@ state_read (int dirfd, const char *id, container_state **out, ocisbx_err **err)
       return err_set (err, 0, "container \"%s\": %s: %s", id, path, rerr->msg);
     }
   if (ocispec_parse (&container_state_type, STATE_FILE, data, len, &obj, &msg) == 0)
-    {
-      *out = obj;
-      return 0;
-    }
+    return state_parsed (dirfd, id, obj, out, err);
   /* Rare: the message again, naming the file by its whole path. */
   free (msg);
   path = state_dir_file_path (dirfd, STATE_FILE);
   if (len == 0)
     return err_set (err, 0, "container \"%s\": %s: empty", id, path);
   if (ocispec_parse (&container_state_type, path, data, len, &obj, &msg) == 0)
-    {
-      *out = obj;
-      return 0;
-    }
+    return state_parsed (dirfd, id, obj, out, err);
   err_take (err, 0, msg);
   return err_wrap (err, "container \"%s\"", id);
 }
@@ -378,7 +390,7 @@ state_status (int dirfd, const container_state *st)
     return STATUS_STOPPED;
   if (faccessat (dirfd, STATE_FIFO, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
     return STATUS_CREATED;
-  if (st->cgroup && st->cgroup[0] && cgroup_load (CGROUP_FS_ROOT, st->cgroup, &m, &err) == 0)
+  if (st->cgroups && cgroup_load (CGROUP_FS_ROOT, st->cgroups, &m, &err) == 0)
     {
       if (cgroup_is_frozen (m, &frozen, &err) < 0)
         frozen = false;

@@ -11,7 +11,7 @@
  *                           the init
  *   <root>/<id>/exec.fifo   while the init waits for `start`
  *   <root>/<id>/cgroups     the cgroups create makes, recorded before it makes them
- *                           (cgroups/record.h)
+ *                           (container/cgroup_record.h)
  *
  * and the status of a container, derived from the init's /proc entry (start time
  * against pid reuse), the fifo and the freezer.
@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/cgroups/cgroups.h"
 #include "core/error.h"
 #include "ocispec.h"
 
@@ -54,7 +55,9 @@ typedef struct container_state
   char *rootfs;        /* absolute */
   char *created;       /* RFC 3339, UTC, nanoseconds */
   uint32_t owner;      /* uid of the creator */
-  char *cgroup;        /* cgroup_serialize () */
+  cgroup_state *cgroups; /* "cgroups": the container's cgroups (cgroups.h), NULL: none */
+  char *cgroup; /* "cgroup": the text an older ocisbx kept instead, read only (state_read
+                   turns it into CGROUPS, so that an upgrade does not lose its containers) */
   bool systemd_cgroup;
   bool rootless;
   bool userns; /* the container has its own user namespace */

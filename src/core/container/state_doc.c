@@ -29,7 +29,8 @@ static const ocispec_field state_fields[] = {
   SF ("rootfs", OCISPEC_STRING, 0, container_state, rootfs, 0, NULL),
   SF ("created", OCISPEC_STRING, 0, container_state, created, 0, NULL),
   SF ("owner", OCISPEC_UINT32, 0, container_state, owner, 0, NULL),
-  SF ("cgroup", OCISPEC_STRING, 0, container_state, cgroup, 0, NULL),
+  SF ("cgroups", OCISPEC_OBJ, 0, container_state, cgroups, 0, &cgroup_state_type),
+  SF ("cgroup", OCISPEC_STRING, 0, container_state, cgroup, 0, NULL), /* an older ocisbx's */
   SF ("systemdCgroup", OCISPEC_BOOL, 0, container_state, systemd_cgroup, 0, NULL),
   SF ("rootless", OCISPEC_BOOL, 0, container_state, rootless, 0, NULL),
   SF ("userns", OCISPEC_BOOL, 0, container_state, userns, 0, NULL),

@@ -26,7 +26,7 @@ terminal_connect_socket (const char *path, ocisbx_err **err)
   cleanup_close int fd = -1;
 
   if (strlen (path) >= sizeof addr.sun_path)
-    return err_set (err, 0, "--console-socket `%s`: path too long", path);
+    return err_setk (err, ERR_USAGE, 0, "--console-socket `%s`: path too long", path);
   strcpy (addr.sun_path, path);
   fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0)

@@ -1,8 +1,8 @@
 /* The creation record of a container's cgroups: <root>/<id>/cgroups (STATE_CGROUPS).
  *
  * create writes it through cgroup_setup's record callback BEFORE it makes any cgroup
- * directory: the serialized manager (cgroup_serialize), each hierarchy's CREATED being
- * the number of levels of its path that did not exist yet.  It is rewritten only when
+ * directory: the manager's cgroup_state as JSON (cgroup_serialize), each hierarchy's
+ * CREATED being the number of levels of its path that did not exist yet.  It is rewritten only when
  * what was made differs from that plan (a level another create made meanwhile, a
  * hierarchy a rootless create could not write).  A create killed at any point thus
  * leaves either no cgroup at all or a record of every directory it may have made, kept

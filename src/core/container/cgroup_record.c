@@ -1,6 +1,6 @@
-/* The creation record of a container's cgroups (cgroups/record.h). */
+/* The creation record of a container's cgroups (container/cgroup_record.h). */
 #include <config.h>
-#include "core/cgroups/record.h"
+#include "core/container/cgroup_record.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +26,7 @@ container_cgroups_cleanup_at (int dirfd, ocisbx_err **err)
 {
   cleanup_free char *rec = NULL;
   cleanup_err ocisbx_err *e = NULL;
+  cgroup_state *saved = NULL;
   cgroup_manager *m = NULL;
   int r;
 
@@ -36,7 +37,12 @@ container_cgroups_cleanup_at (int dirfd, ocisbx_err **err)
       *err = steal_ptr (&e);
       return err_wrap (err, "cgroups record");
     }
-  if (cgroup_load (CGROUP_FS_ROOT, rec, &m, err) < 0)
+  /* JSON, or an older ocisbx's text (cgroup_state_parse) */
+  if (cgroup_state_parse (rec, &saved, err) < 0)
+    return err_wrap (err, "cgroups record");
+  r = cgroup_load (CGROUP_FS_ROOT, saved, &m, err);
+  cgroup_state_free (saved);
+  if (r < 0)
     return err_wrap (err, "cgroups record");
   /* No state.json: the create died before it started the init (the first state is
      written before the clone), so nothing of the container runs, and what runs in a
