@@ -173,17 +173,11 @@ is_dir (const char *p)
    /proc/self/cgroup (including named ones such as name=systemd), on hybrid also
    the unified one, on v2 the single cgroup2 tree. */
 static int
-find_hierarchies (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err)
+add_hierarchies (cgroup_manager *m, const cgroup_config *cc, const cg_own *own, size_t nown,
+                 ocisbx_err **err)
 {
-  cg_own *own = NULL;
-  size_t nown = 0;
-  bool need_own = m->layout != CGROUP_LAYOUT_V2
-                  || (!cc->systemd && cc->cgroups_path && cc->cgroups_path[0] && cc->cgroups_path[0] != '/');
   const char *own_v2 = "/";
-  int ret = 0;
 
-  if (need_own && cg_read_own (cc->proc_cgroup ? cc->proc_cgroup : "/proc/self/cgroup", &own, &nown, err) < 0)
-    return -1;
   for (size_t i = 0; i < nown; i++)
     if (own[i].controllers[0] == '\0')
       own_v2 = own[i].path;
@@ -192,9 +186,7 @@ find_hierarchies (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err)
     {
       cg_hier *h = add_hier (m, "", "", true);
       h->path = cg_resolve_path (cc, own_v2, err);
-      if (h->path == NULL)
-        ret = -1;
-      goto out;
+      return h->path == NULL ? -1 : 0;
     }
   for (size_t i = 0; i < nown; i++)
     {
@@ -218,19 +210,30 @@ find_hierarchies (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err)
       h->own = xstrdup (own[i].path);
       h->path = cg_resolve_path (cc, own[i].path, err);
       if (h->path == NULL)
-        {
-          ret = -1;
-          goto out;
-        }
+        return -1;
     }
   if (m->layout == CGROUP_LAYOUT_HYBRID)
     {
       cg_hier *h = add_hier (m, "unified", "", true);
       h->path = cg_resolve_path (cc, own_v2, err);
       if (h->path == NULL)
-        ret = -1;
+        return -1;
     }
- out:
+  return 0;
+}
+
+static int
+find_hierarchies (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err)
+{
+  cg_own *own = NULL;
+  size_t nown = 0;
+  bool need_own = m->layout != CGROUP_LAYOUT_V2
+                  || (!cc->systemd && cc->cgroups_path && cc->cgroups_path[0] && cc->cgroups_path[0] != '/');
+  int ret;
+
+  if (need_own && cg_read_own (cc->proc_cgroup ? cc->proc_cgroup : "/proc/self/cgroup", &own, &nown, err) < 0)
+    return -1;
+  ret = add_hierarchies (m, cc, own, nown, err);
   cg_own_free (own, nown);
   return ret;
 }
@@ -544,12 +547,45 @@ enter_systemd (cgroup_manager *m, pid_t pid, ocisbx_err **err)
   return apply_resources (m, m->pending_res, false, err);
 }
 
+/* cgroup_setup's making part: every planned level made (rootless: a hierarchy it may
+   not write is left out), the record updated if what was made differs from the plan,
+   the resources written.  On failure the caller removes what was made. */
+static int
+create_and_apply (cgroup_manager *m, const cgroup_config *cc, const char *plan, ocisbx_err **err)
+{
+  cg_rootless_storage rs;
+
+  for (size_t i = 0; i < m->n; i++)
+    if (create_one (m, &m->h[i], cc->resources, err) < 0)
+      {
+        int e = (*err)->errnum;
+        if (!m->rootless || (e != EACCES && e != EPERM && e != EROFS))
+          return -1;
+        /* Rootless: live without this hierarchy; the limits that need it are
+           dropped with a warning (rootless.c). */
+        cg_rootless_drop (m, i, (*err)->msg);
+        err_freep (err);
+        i--;
+      }
+  pick_path (m);
+  if (!cc->systemd && (cc->cgroups_path == NULL || cc->cgroups_path[0] == '\0'))
+    adopt_leftovers (m);
+  if (refuse_frozen (m, err) < 0)
+    return -1;
+  if (plan)
+    {
+      cleanup_free char *made = cgroup_serialize (m);
+      if (strcmp (made, plan) != 0 && cc->record (cc->record_arg, made, err) < 0)
+        return -1;
+    }
+  return apply_resources (m, cg_rootless_resources (m, cc->resources, &rs), false, err);
+}
+
 int
 cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
 {
   cleanup_manager cgroup_manager *m = xmalloc0 (sizeof *m);
   cleanup_free char *plan = NULL;
-  cg_rootless_storage rs;
 
   m->fs_root = xstrdup (cc->fs_root ? cc->fs_root : CGROUP_FS_ROOT);
   m->layout = cc->layout != CGROUP_LAYOUT_AUTO ? cc->layout : cgroup_detect_layout (m->fs_root);
@@ -582,41 +618,16 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
         return -1;
     }
 
-  for (size_t i = 0; i < m->n; i++)
-    if (create_one (m, &m->h[i], cc->resources, err) < 0)
-      {
-        int e = (*err)->errnum;
-        if (!m->rootless || (e != EACCES && e != EPERM && e != EROFS))
-          goto fail;
-        /* Rootless: live without this hierarchy; the limits that need it are
-           dropped with a warning (rootless.c). */
-        cg_rootless_drop (m, i, (*err)->msg);
-        err_freep (err);
-        i--;
-      }
-  pick_path (m);
-  if (!cc->systemd && (cc->cgroups_path == NULL || cc->cgroups_path[0] == '\0'))
-    adopt_leftovers (m);
-  if (refuse_frozen (m, err) < 0)
-    goto fail;
-  if (plan)
+  if (create_and_apply (m, cc, plan, err) < 0)
     {
-      cleanup_free char *made = cgroup_serialize (m);
-      if (strcmp (made, plan) != 0 && cc->record (cc->record_arg, made, err) < 0)
-        goto fail;
+      /* What was made goes again; the caller sees the first error. */
+      cleanup_err ocisbx_err *e2 = NULL;
+      cgroup_destroy (m, &e2);
+      return -1;
     }
-  if (apply_resources (m, cg_rootless_resources (m, cc->resources, &rs), false, err) < 0)
-    goto fail;
   log_debug ("cgroups: %s layout, cgroup %s", cgroup_layout_name (m->layout), m->path);
   *out = steal_ptr (&m);
   return 0;
-
- fail:
-  {
-    cleanup_err ocisbx_err *e2 = NULL;
-    cgroup_destroy (m, &e2);
-  }
-  return -1;
 }
 
 char *
