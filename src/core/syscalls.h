@@ -1,6 +1,6 @@
 /* The syscall seam of the container's filesystem and namespaces: every mount(2),
  * umount2, new-mount-API call (open_tree, move_mount, mount_setattr, fsopen, fsconfig,
- * fsmount), pivot_root, mknodat and setns made by rootfs/ and ns/ goes through SYS, a
+ * fsmount), pivot_root, mknodat and setns made by rootfs/, ns/ and exec goes through SYS, a
  * const table of function pointers.  In the runtime SYS is &sys_real, the real calls
  * (syscalls_default.c, alone in its object so that a program can define SYS itself).
  * A unit test links its own `const sys_ops *const sys`, whose functions record the

@@ -23,6 +23,7 @@
 #include "core/process/lsm.h"
 #include "core/ns/namespaces.h"
 #include "core/container/sync.h"
+#include "core/syscalls.h"
 #include "core/utils.h"
 
 static void
@@ -223,7 +224,7 @@ join_ns (exec_ctx *c, int flag)
   char path[32];
   int fd, r, saved;
 
-  if (c->pidfd >= 0 && setns (c->pidfd, flag) == 0)
+  if (c->pidfd >= 0 && sys->setns (c->pidfd, flag) == 0)
     return 0;
   if (c->pidfd >= 0 && errno != EINVAL)
     return -1;
@@ -231,7 +232,7 @@ join_ns (exec_ctx *c, int flag)
   fd = openat (c->procfd, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -1;
-  r = setns (fd, flag);
+  r = sys->setns (fd, flag);
   saved = errno;
   close (fd);
   errno = saved;
@@ -281,7 +282,7 @@ clone_process (exec_ctx *c, ocisbx_err **err)
   /* Back to our pid namespace for children: we fork nothing else, but libraries (a
      sanitizer's helper thread) may.  Without CAP_SYS_ADMIN over it (in a user
      namespace of an engine, rootless) there is no way back: not needed either. */
-  if (own_pidns >= 0 && setns (own_pidns, CLONE_NEWPID) < 0 && errno != EPERM && pid > 0)
+  if (own_pidns >= 0 && sys->setns (own_pidns, CLONE_NEWPID) < 0 && errno != EPERM && pid > 0)
     return err_set (err, errno, "return to the runtime's pid namespace");
   /* the child's: nothing of the container's stays open here while we wait */
   close_fd (&c->sp.sync_child);

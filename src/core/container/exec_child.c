@@ -16,6 +16,7 @@
 
 #include "core/ns/namespaces.h"
 #include "core/container/sync.h"
+#include "core/syscalls.h"
 #include "core/process/terminal.h"
 #include "core/utils.h"
 
@@ -32,7 +33,7 @@ join_namespaces (exec_ctx *c, ocisbx_err **err)
 
   if (c->ns_flags == 0)
     return 0;
-  if (setns (c->pidfd, c->ns_flags) == 0)
+  if (sys->setns (c->pidfd, c->ns_flags) == 0)
     return 0;
   if (errno != EINVAL && errno != EBADF)
     return err_set (err, errno, "join the container's namespaces (setns on the init's pidfd)");
@@ -49,7 +50,7 @@ join_namespaces (exec_ctx *c, ocisbx_err **err)
         ret = err_set (err, errno, "open /proc/%d/%s", (int) c->h.st->pid, path);
     }
   for (size_t i = 0; i < n && ret == 0; i++)
-    if (fds[i] >= 0 && setns (fds[i], order[i]) < 0)
+    if (fds[i] >= 0 && sys->setns (fds[i], order[i]) < 0)
       ret = err_set (err, errno, "setns %s namespace", ns_proc_name (order[i]));
   for (size_t i = 0; i < n; i++)
     if (fds[i] >= 0)
