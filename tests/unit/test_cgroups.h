@@ -148,4 +148,50 @@ try_open (const char *path, int flags)
   return 0;
 }
 
+/* ---- the fixture: a fake tree, the cgroup_config that points into it, the manager ---- */
+
+typedef struct
+{
+  char *root;      /* the fake tree: v1_tree, v2_tree or hybrid_no_v1_hugetlb */
+  char *own;       /* its self_cgroup, read as the runtime's own /proc/self/cgroup */
+  oci_config *c;   /* the resources of cc, or NULL */
+  cgroup_config cc;
+  cgroup_manager *m;
+  ocisbx_err *err;
+} cg_fx;
+
+/* Take ROOT (a fresh fake tree); JSON (or NULL) gives cc's resources. */
+static __attribute__ ((unused)) void
+fx_make (cg_fx *f, char *root, cgroup_layout layout, const char *id, const char *path, const char *json)
+{
+  f->root = root;
+  f->own = xasprintf ("%s/self_cgroup", root);
+  f->c = json ? parse (json) : NULL;
+  f->cc = (cgroup_config) { .fs_root = root, .id = id, .cgroups_path = path, .resources = res_of (f->c),
+                            .layout = layout, .proc_cgroup = f->own };
+  f->m = NULL;
+  f->err = NULL;
+}
+
+static __attribute__ ((unused)) void
+fx_free (cg_fx *f)
+{
+  err_freep (&f->err);
+  cgroup_manager_free (f->m);
+  ocispec_free (&oci_config_type, f->c);
+  free (f->own);
+  rmtree (f->root);
+}
+
+/* cgroup_setup on the fixture; an error is shown and dropped, the result returned. */
+static __attribute__ ((unused)) int
+fx_setup (cg_fx *f)
+{
+  int r = cgroup_setup (&f->cc, &f->m, &f->err);
+  if (f->err)
+    fprintf (stderr, "  %s\n", f->err->msg);
+  err_freep (&f->err);
+  return r;
+}
+
 #endif
