@@ -237,25 +237,28 @@ parse_strarr (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
   return 0;
 }
 
+/* UINT32ARR, UINT64ARR: an array of integers of the element kind. */
 static int
-parse_u32arr (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
+parse_intarr (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
 {
+  ocispec_kind elem = f->kind == OCISPEC_UINT32ARR ? OCISPEC_UINT32 : OCISPEC_UINT64;
+  size_t size = scalar_size (elem);
   if (!YAJL_IS_ARRAY (v))
     return type_error (c, "an array of integers", v, false);
   size_t n = v->u.array.len;
   if (n == 0)
     return 0;
-  uint32_t *a = ocispec_xcalloc (n, sizeof *a);
-  *(uint32_t **) OCISPEC_FIELD_PTR (dst, f) = a;
+  char *a = ocispec_xcalloc (n, size);
+  *(void **) OCISPEC_FIELD_PTR (dst, f) = a;
   *OCISPEC_LEN_PTR (dst, f) = n;
   for (size_t i = 0; i < n; i++)
     {
       int64_t s;
       uint64_t u;
       size_t old = ocispec_path_index (&c->path, i);
-      if (get_integer (c, OCISPEC_UINT32, v->u.array.values[i], &s, &u) < 0)
+      if (get_integer (c, elem, v->u.array.values[i], &s, &u) < 0)
         return -1;
-      a[i] = (uint32_t) u;
+      store_integer (elem, a + i * size, s, u);
       ocispec_path_pop (&c->path, old);
     }
   return 0;
@@ -281,6 +284,30 @@ parse_map (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
         return type_error (c, "a string", e, false);
       m->keys[i] = ocispec_xstrdup (v->u.object.keys[i]);
       m->values[i] = ocispec_xstrdup (e->u.string);
+      ocispec_path_pop (&c->path, old);
+    }
+  return 0;
+}
+
+static int
+parse_u64map (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
+{
+  if (!YAJL_IS_OBJECT (v))
+    return type_error (c, "an object of integers", v, false);
+  ocispec_u64map *m = OCISPEC_FIELD_PTR (dst, f);
+  size_t n = v->u.object.len;
+  if (n == 0)
+    return 0;
+  m->keys = ocispec_xcalloc (n, sizeof (char *));
+  m->values = ocispec_xcalloc (n, sizeof (uint64_t));
+  m->len = n;
+  for (size_t i = 0; i < n; i++)
+    {
+      int64_t s;
+      size_t old = ocispec_path_key (&c->path, v->u.object.keys[i]);
+      m->keys[i] = ocispec_xstrdup (v->u.object.keys[i]);
+      if (get_integer (c, OCISPEC_UINT64, v->u.object.values[i], &s, &m->values[i]) < 0)
+        return -1;
       ocispec_path_pop (&c->path, old);
     }
   return 0;
@@ -390,9 +417,12 @@ parse_field (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
     case OCISPEC_STRARR:
       return parse_strarr (c, f, v, dst);
     case OCISPEC_UINT32ARR:
-      return parse_u32arr (c, f, v, dst);
+    case OCISPEC_UINT64ARR:
+      return parse_intarr (c, f, v, dst);
     case OCISPEC_MAP:
       return parse_map (c, f, v, dst);
+    case OCISPEC_UINT64MAP:
+      return parse_u64map (c, f, v, dst);
 
     case OCISPEC_OBJ:
       {
@@ -410,6 +440,8 @@ parse_field (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
       return parse_objarr (c, f, v, dst);
     case OCISPEC_OBJMAP:
       return parse_objmap (c, f, v, dst);
+    case OCISPEC_NULL:
+      return type_error (c, "null", v, false); /* null itself is taken as absent */
     }
   return fail (c, "internal error: unknown field kind %d", (int) f->kind);
 }
@@ -606,8 +638,18 @@ free_field (const ocispec_field *f, void *obj)
         break;
       }
     case OCISPEC_UINT32ARR:
+    case OCISPEC_UINT64ARR:
       free (*(void **) p);
       break;
+    case OCISPEC_UINT64MAP:
+      {
+        ocispec_u64map *m = p;
+        for (size_t i = 0; m->keys && i < m->len; i++)
+          free (m->keys[i]);
+        free (m->keys);
+        free (m->values);
+        break;
+      }
     case OCISPEC_MAP:
       {
         ocispec_map *m = p;
@@ -647,6 +689,8 @@ free_field (const ocispec_field *f, void *obj)
         free (a);
         break;
       }
+    case OCISPEC_NULL:
+      break;
     }
 }
 
@@ -664,4 +708,11 @@ ocispec_free (const ocispec_type *t, void *obj)
     return;
   free_fields (t, obj);
   free (obj);
+}
+
+void
+ocispec_clear (const ocispec_type *t, void *obj)
+{
+  free_fields (t, obj);
+  memset (obj, 0, t->size);
 }

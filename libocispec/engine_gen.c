@@ -82,15 +82,37 @@ gen_integer (gctx *c, ocispec_kind kind, const void *p)
 
 static int gen_object (gctx *c, const ocispec_type *t, const void *obj);
 
+/* The scalar at P is zero: false, 0 (OCISPEC_F_OMITEMPTY). */
+static bool
+is_zero (ocispec_kind kind, const void *p)
+{
+  switch (kind)
+    {
+    case OCISPEC_BOOL:
+      return !*(const bool *) p;
+    case OCISPEC_INT32:
+    case OCISPEC_UINT32:
+      return *(const uint32_t *) p == 0;
+    case OCISPEC_UINT16:
+      return *(const uint16_t *) p == 0;
+    default:
+      return *(const uint64_t *) p == 0;
+    }
+}
+
 /* Whether the field is written at all. */
 static bool
 present (const ocispec_field *f, const void *obj)
 {
   const void *p = OCISPEC_FIELD_PTR (obj, f);
   bool required = f->flags & OCISPEC_F_REQUIRED;
+  bool omitempty = f->flags & OCISPEC_F_OMITEMPTY;
   switch (f->kind)
     {
     case OCISPEC_STRING:
+      if (omitempty && *(char *const *) p != NULL && **(char *const *) p == '\0')
+        return false;
+      return *(void *const *) p != NULL || required; /* required NULL: reported as an error */
     case OCISPEC_OBJ:
       return *(void *const *) p != NULL || required; /* required NULL: reported as an error */
     case OCISPEC_BOOL:
@@ -99,15 +121,21 @@ present (const ocispec_field *f, const void *obj)
     case OCISPEC_UINT32:
     case OCISPEC_INT64:
     case OCISPEC_UINT64:
-      return !(f->flags & OCISPEC_F_PTR) || *(void *const *) p != NULL;
+      if (f->flags & OCISPEC_F_PTR)
+        return *(void *const *) p != NULL; /* Go's omitempty on a pointer: nil alone */
+      return !omitempty || !is_zero (f->kind, p);
     case OCISPEC_STRARR:
     case OCISPEC_UINT32ARR:
+    case OCISPEC_UINT64ARR:
     case OCISPEC_OBJARR:
     case OCISPEC_OBJMAP:
       return *OCISPEC_LEN_PTR (obj, f) > 0 || required;
     case OCISPEC_MAP:
       return ((const ocispec_map *) p)->len > 0 || required;
+    case OCISPEC_UINT64MAP:
+      return ((const ocispec_u64map *) p)->len > 0 || required;
     case OCISPEC_INLINE:
+    case OCISPEC_NULL:
       return true;
     }
   return false;
@@ -156,13 +184,16 @@ gen_field (gctx *c, const ocispec_field *f, const void *obj)
       }
 
     case OCISPEC_UINT32ARR:
+    case OCISPEC_UINT64ARR:
       {
-        const uint32_t *a = *(uint32_t *const *) p;
+        ocispec_kind elem = f->kind == OCISPEC_UINT32ARR ? OCISPEC_UINT32 : OCISPEC_UINT64;
+        size_t size = elem == OCISPEC_UINT32 ? sizeof (uint32_t) : sizeof (uint64_t);
+        const char *a = *(char *const *) p;
         size_t n = *OCISPEC_LEN_PTR (obj, f);
         if (check (c, yajl_gen_array_open (c->g)) < 0)
           return -1;
         for (size_t i = 0; i < n; i++)
-          if (gen_integer (c, OCISPEC_UINT32, &a[i]) < 0)
+          if (gen_integer (c, elem, a + i * size) < 0)
             return -1;
         return check (c, yajl_gen_array_close (c->g));
       }
@@ -183,6 +214,26 @@ gen_field (gctx *c, const ocispec_field *f, const void *obj)
           }
         return check (c, yajl_gen_map_close (c->g));
       }
+
+    case OCISPEC_UINT64MAP:
+      {
+        const ocispec_u64map *m = p;
+        if (check (c, yajl_gen_map_open (c->g)) < 0)
+          return -1;
+        for (size_t i = 0; i < m->len; i++)
+          {
+            if (m->keys[i] == NULL)
+              return gfail (c, "NULL key in a map");
+            size_t old = ocispec_path_key (&c->path, m->keys[i]);
+            if (gen_key (c, m->keys[i]) < 0 || gen_integer (c, OCISPEC_UINT64, &m->values[i]) < 0)
+              return -1;
+            ocispec_path_pop (&c->path, old);
+          }
+        return check (c, yajl_gen_map_close (c->g));
+      }
+
+    case OCISPEC_NULL:
+      return check (c, yajl_gen_null (c->g));
 
     case OCISPEC_OBJ:
       if (*(void *const *) p == NULL)

@@ -28,6 +28,14 @@ typedef struct ocispec_map
   size_t len;
 } ocispec_map;
 
+/* A JSON object of integers (string -> uint64), in the order given. */
+typedef struct ocispec_u64map
+{
+  char **keys;
+  uint64_t *values;
+  size_t len;
+} ocispec_u64map;
+
 /* What a field holds. */
 typedef enum ocispec_kind
 {
@@ -40,11 +48,15 @@ typedef enum ocispec_kind
   OCISPEC_UINT64,   /* uint64_t */
   OCISPEC_STRARR,   /* char **, size_t len */
   OCISPEC_UINT32ARR,/* uint32_t *, size_t len */
+  OCISPEC_UINT64ARR,/* uint64_t *, size_t len */
   OCISPEC_MAP,      /* ocispec_map (string -> string) */
+  OCISPEC_UINT64MAP,/* ocispec_u64map (string -> uint64) */
   OCISPEC_OBJ,      /* struct * (pointer to a sub type) */
   OCISPEC_INLINE,   /* struct embedded by value */
   OCISPEC_OBJARR,   /* struct *, size_t len: a JSON array of objects */
   OCISPEC_OBJMAP,   /* struct *, size_t len: a JSON object of objects; member 0 is char *key */
+  OCISPEC_NULL,     /* nothing stored (offset unused): always written as null, only null read
+                       (a member the model does not carry, as Go writes a nil slice) */
 } ocispec_kind;
 
 enum
@@ -56,6 +68,9 @@ enum
   OCISPEC_F_PATH = 1 << 2,     /* a path (each string of an array): < PATH_MAX (4096) bytes */
   OCISPEC_F_UTSNAME = 1 << 3,  /* hostname, domainname: at most 64 bytes */
   OCISPEC_F_SOCKET = 1 << 4,   /* a unix socket path: < 108 bytes (sun_path) */
+  /* Generation: Go's `omitempty` also for values: a 0 number, a false bool and an empty
+     string are left out (NULL pointers, empty arrays and maps always are). */
+  OCISPEC_F_OMITEMPTY = 1 << 5,
 };
 
 struct ocispec_type;
@@ -101,6 +116,9 @@ int ocispec_generate (const ocispec_type *t, const void *obj, bool pretty, char 
 int ocispec_generate_value (const ocispec_field *f, const void *obj, bool pretty, char **json, size_t *len,
                             char **err);
 void ocispec_free (const ocispec_type *t, void *obj);
+/* Free what OBJ holds (not OBJ itself: a value on the stack or inside another) and
+   zero it. */
+void ocispec_clear (const ocispec_type *t, void *obj);
 
 /* True when S is in the NULL-terminated SET. */
 bool ocispec_in_list (const char *const *set, const char *s);

@@ -100,13 +100,26 @@ equal_field (const ocispec_field *f, const void *oa, const void *ob, const char 
         return ok || differ (path, f->name, "elements");
       }
     case OCISPEC_UINT32ARR:
+    case OCISPEC_UINT64ARR:
       {
         size_t na = *OCISPEC_LEN_PTR (oa, f), nb = *OCISPEC_LEN_PTR (ob, f);
         if (na != nb)
           return differ (path, f->name, "lengths");
-        return na == 0 || memcmp (*(void *const *) a, *(void *const *) b, na * 4) == 0
+        return na == 0
+               || memcmp (*(void *const *) a, *(void *const *) b, na * (f->kind == OCISPEC_UINT32ARR ? 4 : 8)) == 0
                || differ (path, f->name, "elements");
       }
+    case OCISPEC_UINT64MAP:
+      {
+        const ocispec_u64map *ma = a, *mb = b;
+        if (ma->len != mb->len)
+          return differ (path, f->name, "map sizes");
+        for (size_t i = 0; i < ma->len; i++)
+          ok = ok && equal_str (ma->keys[i], mb->keys[i]) && ma->values[i] == mb->values[i];
+        return ok || differ (path, f->name, "map entries");
+      }
+    case OCISPEC_NULL:
+      return true;
     case OCISPEC_MAP:
       {
         const ocispec_map *ma = a, *mb = b;
@@ -227,7 +240,14 @@ field_spans (const ocispec_field *f, span *out, size_t *n)
     case OCISPEC_MAP:
       size = sizeof (ocispec_map);
       break;
+    case OCISPEC_UINT64MAP:
+      size = sizeof (ocispec_u64map);
+      break;
+    case OCISPEC_NULL:
+      return; /* stores nothing */
     case OCISPEC_INLINE:
+      if (f->sub->size == 0)
+        return; /* an empty struct: nothing stored */
       size = f->sub->size;
       break;
     default:
@@ -237,8 +257,8 @@ field_spans (const ocispec_field *f, span *out, size_t *n)
     size = sizeof (void *);
   out[(*n)++] = (span) { f->offset, size,
                          f->kind == OCISPEC_INLINE ? type_align (f->sub) : (size > 8 ? 8 : size) };
-  if (f->kind == OCISPEC_STRARR || f->kind == OCISPEC_UINT32ARR || f->kind == OCISPEC_OBJARR
-      || f->kind == OCISPEC_OBJMAP)
+  if (f->kind == OCISPEC_STRARR || f->kind == OCISPEC_UINT32ARR || f->kind == OCISPEC_UINT64ARR
+      || f->kind == OCISPEC_OBJARR || f->kind == OCISPEC_OBJMAP)
     out[(*n)++] = (span) { f->len_offset, sizeof (size_t), sizeof (size_t) };
 }
 

@@ -5,6 +5,7 @@
 
 #include "test_cgroups.h"
 #include "core/cgroups/stats.h"
+#include "ocispec_check.h"
 
 /* stats: the files runc's fs and fs2 managers read, printed as runc's events print them */
 static void
@@ -14,11 +15,13 @@ check_stats_json (cg_fx *f, const char *want)
   CHECK (fx_setup (f) == 0);
   if (f->m && cgroup_stats_read (f->m, &st, &f->err) == 0)
     {
-      char *got = cgroup_stats_event_json (f->cc.id, &st);
-      if (strcmp (got, want) != 0)
-        fprintf (stderr, "  got:  %s\n  want: %s\n", got, want);
-      CHECK (strcmp (got, want) == 0);
+      char *got = NULL, *line = xasprintf ("%s\n", want); /* one line, its newline */
+      CHECK (cgroup_event_json ("stats", f->cc.id, &st, &got, &f->err) == 0);
+      if (got == NULL || strcmp (got, line) != 0)
+        fprintf (stderr, "  got:  %s  want: %s", got, line);
+      CHECK (got && strcmp (got, line) == 0);
       free (got);
+      free (line);
       cgroup_stats_free (&st);
     }
 }
@@ -155,8 +158,9 @@ test_stats_parsers (void)
   CHECK (!cg_stats_parse_blkio_v1 (NULL, &b) && !cg_stats_parse_blkio_v1 ("", &b));
   CHECK (!cg_stats_parse_blkio_v1 ("Total 0\n", &b) && b.n == 0);
   CHECK (cg_stats_parse_blkio_v1 ("8:0 Read 1\n253:3 77\n", &b) && b.n == 2);
-  CHECK (b.v[1].major == 253 && b.v[1].minor == 3 && b.v[1].op[0] == '\0' && b.v[1].value == 77);
+  CHECK (b.v[1].major == 253 && b.v[1].minor == 3 && b.v[1].op == NULL && b.v[1].value == 77);
   CHECK (strcmp (b.v[0].op, "Read") == 0);
+  free (b.v[0].op);
   free (b.v);
 }
 
@@ -263,4 +267,11 @@ test_systemd_props (void)
   }
 }
 
-UNIT_MAIN (T (test_stats_v1), T (test_stats_v2), T (test_stats_parsers), T (test_systemd_props))
+/* cgroup_stats_type describes every member of cgroup_stats: what stats.c reads is printed */
+static void
+test_stats_table (void)
+{
+  CHECK (check_struct_covered (&cgroup_stats_type, false) == 0);
+}
+
+UNIT_MAIN (T (test_stats_table), T (test_stats_v1), T (test_stats_v2), T (test_stats_parsers), T (test_systemd_props))

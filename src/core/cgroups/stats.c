@@ -1,5 +1,5 @@
 /* cgroups: the container's statistics, read from the files runc's fs (v1) and fs2 (v2)
-   managers read, into cgroup_stats (stats.h); stats_json.c prints them. */
+   managers read, into cgroup_stats (stats.h); stats_json.c describes them for libocispec. */
 #include <config.h>
 
 #include <errno.h>
@@ -13,32 +13,10 @@
 #include "core/cgroups/internal.h"
 #include "core/cgroups/stats.h"
 
-static void
-u64s_free (cgroup_u64s *l)
-{
-  free (l->v);
-  l->v = NULL;
-  l->n = 0;
-}
-
 void
 cgroup_stats_free (cgroup_stats *st)
 {
-  u64s_free (&st->cpu.percpu);
-  u64s_free (&st->cpu.percpu_kernel);
-  u64s_free (&st->cpu.percpu_user);
-  u64s_free (&st->cpuset.cpus);
-  u64s_free (&st->cpuset.mems);
-  for (size_t i = 0; i < st->memory.raw_len; i++)
-    free (st->memory.raw_keys[i]);
-  free (st->memory.raw_keys);
-  free (st->memory.raw_values);
-  for (int k = 0; k < CG_IO_KINDS; k++)
-    free (st->blkio[k].v);
-  for (size_t i = 0; i < st->hugetlb_len; i++)
-    free (st->hugetlb[i].page_size);
-  free (st->hugetlb);
-  memset (st, 0, sizeof *st);
+  ocispec_clear (&cgroup_stats_type, st);
 }
 
 static void
@@ -133,10 +111,11 @@ key_cmp (const void *a, const void *b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* memory.stat into raw_keys/raw_values, sorted by key (Go prints a map so). */
+/* memory.stat into memory.raw, sorted by key (Go prints a map so). */
 static void
 mem_raw (const cg_hier *h, cgroup_stats *st)
 {
+  ocispec_u64map *raw = &st->memory.raw;
   cleanup_free char *s = text (h, "memory.stat");
   cleanup_free char **lines = NULL;
   char *save = NULL;
@@ -152,23 +131,23 @@ mem_raw (const cg_hier *h, cgroup_stats *st)
         lines[n++] = line;
       }
   qsort (lines, n, sizeof *lines, key_cmp);
-  st->memory.raw_keys = xmalloc ((n ? n : 1) * sizeof (char *));
-  st->memory.raw_values = xmalloc ((n ? n : 1) * sizeof (uint64_t));
+  raw->keys = xmalloc ((n ? n : 1) * sizeof (char *));
+  raw->values = xmalloc ((n ? n : 1) * sizeof (uint64_t));
   for (size_t i = 0; i < n; i++)
     {
       char *sp = strchr (lines[i], ' ');
-      st->memory.raw_keys[i] = xasprintf ("%.*s", (int) (sp - lines[i]), lines[i]);
-      st->memory.raw_values[i] = strtoull (sp + 1, NULL, 10);
+      raw->keys[i] = xasprintf ("%.*s", (int) (sp - lines[i]), lines[i]);
+      raw->values[i] = strtoull (sp + 1, NULL, 10);
     }
-  st->memory.raw_len = n;
+  raw->len = n;
 }
 
 static uint64_t
 raw (const cgroup_stats *st, const char *key)
 {
-  for (size_t i = 0; i < st->memory.raw_len; i++)
-    if (strcmp (st->memory.raw_keys[i], key) == 0)
-      return st->memory.raw_values[i];
+  for (size_t i = 0; i < st->memory.raw.len; i++)
+    if (strcmp (st->memory.raw.keys[i], key) == 0)
+      return st->memory.raw.values[i];
   return 0;
 }
 
@@ -239,8 +218,8 @@ blkio_add (cgroup_blkio_list *l, uint64_t major, uint64_t minor, const char *op,
   if (l->v == NULL)
     abort ();
   e = &l->v[l->n++];
-  *e = (cgroup_blkio_entry) { .major = major, .minor = minor, .value = v };
-  memcpy (e->op, op, oplen < sizeof e->op ? oplen : sizeof e->op - 1);
+  *e = (cgroup_blkio_entry) { .major = major, .minor = minor, .op = oplen ? xasprintf ("%.*s", (int) oplen, op) : NULL,
+                              .value = v };
 }
 
 /* A v1 blkio file ("MAJ:MIN Op N" or "MAJ:MIN N" lines, "Total N" skipped) into L;
@@ -374,8 +353,8 @@ percpu_modes (const char *s, cgroup_stats *st)
         }
       if (i == 3)
         {
-          u64s_add (&st->cpu.percpu_user, f[1]);
-          u64s_add (&st->cpu.percpu_kernel, f[2]);
+          u64s_add (&st->cpu.usage.percpu_user, f[1]);
+          u64s_add (&st->cpu.usage.percpu_kernel, f[2]);
         }
     }
 }
@@ -394,16 +373,16 @@ stats_v1 (cgroup_manager *m, cgroup_stats *st)
       cleanup_free char *all = text (acct, "cpuacct.usage_all");
       if (hz > 0)
         {
-          st->cpu.user = keyed (acct, "cpuacct.stat", "user") * 1000000000ULL / hz;
-          st->cpu.kernel = keyed (acct, "cpuacct.stat", "system") * 1000000000ULL / hz;
+          st->cpu.usage.user = keyed (acct, "cpuacct.stat", "user") * 1000000000ULL / hz;
+          st->cpu.usage.kernel = keyed (acct, "cpuacct.stat", "system") * 1000000000ULL / hz;
         }
-      st->cpu.total = num (acct, "cpuacct.usage");
-      numbers (percpu, &st->cpu.percpu);
+      st->cpu.usage.total = num (acct, "cpuacct.usage");
+      numbers (percpu, &st->cpu.usage.percpu);
       percpu_modes (all, st);
     }
-  st->cpu.periods = keyed (cpu, "cpu.stat", "nr_periods");
-  st->cpu.throttled_periods = keyed (cpu, "cpu.stat", "nr_throttled");
-  st->cpu.throttled_time = keyed (cpu, "cpu.stat", "throttled_time");
+  st->cpu.throttling.periods = keyed (cpu, "cpu.stat", "nr_periods");
+  st->cpu.throttling.throttled_periods = keyed (cpu, "cpu.stat", "nr_throttled");
+  st->cpu.throttling.throttled_time = keyed (cpu, "cpu.stat", "throttled_time");
   if (cpuset)
     cpuset_v1 (cpuset, st);
   if (mem)
@@ -474,12 +453,12 @@ stats_v2 (cgroup_manager *m, cgroup_stats *st)
   cg_hier *u = cg_unified (m);
   cleanup_free char *io = text (u, "io.stat");
 
-  st->cpu.total = keyed (u, "cpu.stat", "usage_usec") * 1000;
-  st->cpu.user = keyed (u, "cpu.stat", "user_usec") * 1000;
-  st->cpu.kernel = keyed (u, "cpu.stat", "system_usec") * 1000;
-  st->cpu.periods = keyed (u, "cpu.stat", "nr_periods");
-  st->cpu.throttled_periods = keyed (u, "cpu.stat", "nr_throttled");
-  st->cpu.throttled_time = keyed (u, "cpu.stat", "throttled_usec") * 1000;
+  st->cpu.usage.total = keyed (u, "cpu.stat", "usage_usec") * 1000;
+  st->cpu.usage.user = keyed (u, "cpu.stat", "user_usec") * 1000;
+  st->cpu.usage.kernel = keyed (u, "cpu.stat", "system_usec") * 1000;
+  st->cpu.throttling.periods = keyed (u, "cpu.stat", "nr_periods");
+  st->cpu.throttling.throttled_periods = keyed (u, "cpu.stat", "nr_throttled");
+  st->cpu.throttling.throttled_time = keyed (u, "cpu.stat", "throttled_usec") * 1000;
 
   mem_raw (u, st);
   st->memory.cache = raw (st, "file");

@@ -21,11 +21,12 @@ typedef struct cgroup_mem_entry
   uint64_t limit, usage, max, failcnt;
 } cgroup_mem_entry;
 
-/* One line of a blkio file: "MAJ:MIN Op N" (op "" for "MAJ:MIN N"). */
+/* One line of a blkio file: "MAJ:MIN Op N" (op NULL for "MAJ:MIN N"). */
 typedef struct cgroup_blkio_entry
 {
-  uint64_t major, minor, value;
-  char op[16];
+  uint64_t major, minor;
+  char *op;
+  uint64_t value;
 } cgroup_blkio_entry;
 
 typedef struct cgroup_blkio_list
@@ -54,48 +55,70 @@ typedef struct cgroup_hugetlb_stat
   uint64_t usage, max, failcnt;
 } cgroup_hugetlb_stat;
 
-/* Fields are 0 (lists empty) where the kernel or the layout has no file for them. */
+typedef struct cgroup_cpu_usage
+{
+  uint64_t total; /* nanoseconds, as kernel and user */
+  cgroup_u64s percpu, percpu_kernel, percpu_user;
+  uint64_t kernel, user;
+} cgroup_cpu_usage;
+
+typedef struct cgroup_throttling
+{
+  uint64_t periods, throttled_periods, throttled_time;
+} cgroup_throttling;
+
+typedef struct cgroup_cpu_stats
+{
+  cgroup_cpu_usage usage;
+  cgroup_throttling throttling;
+} cgroup_cpu_stats;
+
+typedef struct cgroup_cpuset_stats
+{
+  cgroup_u64s cpus, mems;
+  uint64_t cpu_exclusive, mem_hardwall, mem_exclusive, memory_migrate, memory_spread_page, memory_spread_slab,
+      memory_pressure, sched_load_balance;
+  int64_t sched_relax_domain_level;
+} cgroup_cpuset_stats;
+
+typedef struct cgroup_memory_stats
+{
+  uint64_t cache;
+  cgroup_mem_entry usage, swap, kernel, kernel_tcp;
+  ocispec_u64map raw; /* memory.stat, sorted by key */
+} cgroup_memory_stats;
+
+typedef struct cgroup_pids_stats
+{
+  uint64_t current, limit; /* limit 0: unlimited */
+} cgroup_pids_stats;
+
+/* The "data" of runc's stats event, in its nesting; cgroup_stats_type (stats_json.c)
+   describes it for libocispec, which prints and frees it.  Fields are 0 (lists empty)
+   where the kernel or the layout has no file for them. */
 typedef struct cgroup_stats
 {
-  struct
-  {
-    uint64_t total, kernel, user; /* nanoseconds */
-    cgroup_u64s percpu, percpu_kernel, percpu_user;
-    uint64_t periods, throttled_periods, throttled_time;
-  } cpu;
-  struct
-  {
-    cgroup_u64s cpus, mems;
-    uint64_t cpu_exclusive, mem_hardwall, mem_exclusive, memory_migrate, memory_spread_page,
-        memory_spread_slab, memory_pressure, sched_load_balance;
-    int64_t sched_relax_domain_level;
-  } cpuset;
-  struct
-  {
-    uint64_t cache;
-    cgroup_mem_entry usage, swap, kernel, kernel_tcp;
-    char **raw_keys; /* memory.stat, sorted by key */
-    uint64_t *raw_values;
-    size_t raw_len;
-  } memory;
-  struct
-  {
-    uint64_t current, limit; /* limit 0: unlimited */
-  } pids;
+  cgroup_cpu_stats cpu;
+  cgroup_cpuset_stats cpuset;
+  cgroup_memory_stats memory;
+  cgroup_pids_stats pids;
   cgroup_blkio_list blkio[CG_IO_KINDS];
   cgroup_hugetlb_stat *hugetlb; /* sorted by page size name */
   size_t hugetlb_len;
 } cgroup_stats;
+
+extern const ocispec_type cgroup_stats_type;
 
 /* Reads the container's statistics as runc 1.1/1.2 reads them (fs and fs2 managers);
    fails only when its cgroup is gone. */
 int cgroup_stats_read (cgroup_manager *m, cgroup_stats *st, ocisbx_err **err);
 void cgroup_stats_free (cgroup_stats *st);
 
-/* The stats event as runc's `events` prints it, one line without the newline:
-   {"type":"stats","id":ID,"data":{"cpu":...,"cpuset":...,"memory":...,"pids":...,
-   "blkio":...,"hugetlb":...,"intel_rdt":{},"network_interfaces":null}}, with Go's
-   omitempty rules and map key order.  malloc'd. */
-char *cgroup_stats_event_json (const char *id, const cgroup_stats *st);
+/* An event as runc's `events` prints it (runc's types/events.go), one line with its
+   newline: {"type":TYPE,"id":ID} or, with ST, {"type":TYPE,"id":ID,"data":{"cpu":...,
+   "cpuset":...,"memory":...,"pids":...,"blkio":...,"hugetlb":...,"intel_rdt":{},
+   "network_interfaces":null}}, with Go's omitempty rules and map key order.  malloc'd
+   in *JSON; fails only on what yajl refuses (invalid UTF-8 in a key). */
+int cgroup_event_json (const char *type, const char *id, const cgroup_stats *st, char **json, ocisbx_err **err);
 
 #endif

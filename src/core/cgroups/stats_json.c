@@ -1,222 +1,155 @@
-/* cgroups: a stats event as runc prints it (runc's types/events.go): the same keys,
-   nesting and order, Go's omitempty rules (a zero number, an empty list or map left
-   out where runc's struct tags say omitempty) and sorted map keys. */
+/* cgroups: runc's events (runc's types/events.go) described for the libocispec engine,
+   which prints them: the same keys, nesting and order (Go's encoder writes a struct's
+   fields in their order), Go's omitempty where runc's struct tags say it, sorted map
+   keys (stats.c sorts them). */
 #include <config.h>
-
-#include <inttypes.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <yajl/yajl_gen.h>
-
-#include "core/utils.h"
 #include "core/cgroups/stats.h"
 
-static void
-key (yajl_gen g, const char *k)
-{
-  yajl_gen_string (g, (const unsigned char *) k, strlen (k));
-}
+#include <stddef.h>
 
-static void
-u64 (yajl_gen g, uint64_t v)
-{
-  char buf[24];
-  int n = snprintf (buf, sizeof buf, "%" PRIu64, v);
-  yajl_gen_number (g, buf, n);
-}
+/* "key": ST.M as KIND, with FL (OCISPEC_F_OMITEMPTY: runc's `omitempty`) */
+#define SF(json, kind, fl, st, m) { json, kind, fl, offsetof (st, m), 0, NULL, NULL, NULL }
+/* a uint64 list of ST.M (a cgroup_u64s), left out when empty (runc's lists are omitempty) */
+#define SL(json, st, m)                                                                             \
+  { json, OCISPEC_UINT64ARR, 0, offsetof (st, m.v), offsetof (st, m.n), NULL, NULL, NULL }
+/* a struct ST.M of type SUB, always printed (omitempty never leaves out a Go struct) */
+#define SS(json, st, m, sub) { json, OCISPEC_INLINE, 0, offsetof (st, m), 0, sub, NULL, NULL }
+#define OMIT OCISPEC_F_OMITEMPTY
+#define U64 OCISPEC_UINT64
+#define TYPE(st, fields) { #st, sizeof (st), fields, sizeof fields / sizeof fields[0], NULL }
 
-/* "k": v, always */
-static void
-field (yajl_gen g, const char *k, uint64_t v)
-{
-  key (g, k);
-  u64 (g, v);
-}
+static const ocispec_field cpu_usage_fields[] = {
+  SF ("total", U64, OMIT, cgroup_cpu_usage, total),
+  SL ("percpu", cgroup_cpu_usage, percpu),
+  SL ("percpu_kernel", cgroup_cpu_usage, percpu_kernel),
+  SL ("percpu_user", cgroup_cpu_usage, percpu_user),
+  SF ("kernel", U64, 0, cgroup_cpu_usage, kernel),
+  SF ("user", U64, 0, cgroup_cpu_usage, user),
+};
+static const ocispec_type cpu_usage_type = TYPE (cgroup_cpu_usage, cpu_usage_fields);
 
-/* "k": v, unless v is 0 (omitempty) */
-static void
-field_nz (yajl_gen g, const char *k, uint64_t v)
-{
-  if (v)
-    field (g, k, v);
-}
+static const ocispec_field throttling_fields[] = {
+  SF ("periods", U64, OMIT, cgroup_throttling, periods),
+  SF ("throttledPeriods", U64, OMIT, cgroup_throttling, throttled_periods),
+  SF ("throttledTime", U64, OMIT, cgroup_throttling, throttled_time),
+};
+static const ocispec_type throttling_type = TYPE (cgroup_throttling, throttling_fields);
 
-/* "k": [v, ...], unless empty (omitempty) */
-static void
-list_ne (yajl_gen g, const char *k, const cgroup_u64s *l)
-{
-  if (l->n == 0)
-    return;
-  key (g, k);
-  yajl_gen_array_open (g);
-  for (size_t i = 0; i < l->n; i++)
-    u64 (g, l->v[i]);
-  yajl_gen_array_close (g);
-}
+static const ocispec_field cpu_fields[] = {
+  SS ("usage", cgroup_cpu_stats, usage, &cpu_usage_type),
+  SS ("throttling", cgroup_cpu_stats, throttling, &throttling_type),
+};
+static const ocispec_type cpu_type = TYPE (cgroup_cpu_stats, cpu_fields);
 
-static void
-cpu (yajl_gen g, const cgroup_stats *st)
-{
-  key (g, "cpu");
-  yajl_gen_map_open (g);
-  key (g, "usage");
-  yajl_gen_map_open (g);
-  field_nz (g, "total", st->cpu.total);
-  list_ne (g, "percpu", &st->cpu.percpu);
-  list_ne (g, "percpu_kernel", &st->cpu.percpu_kernel);
-  list_ne (g, "percpu_user", &st->cpu.percpu_user);
-  field (g, "kernel", st->cpu.kernel);
-  field (g, "user", st->cpu.user);
-  yajl_gen_map_close (g);
-  key (g, "throttling");
-  yajl_gen_map_open (g);
-  field_nz (g, "periods", st->cpu.periods);
-  field_nz (g, "throttledPeriods", st->cpu.throttled_periods);
-  field_nz (g, "throttledTime", st->cpu.throttled_time);
-  yajl_gen_map_close (g);
-  yajl_gen_map_close (g);
-}
+static const ocispec_field cpuset_fields[] = {
+  SL ("cpus", cgroup_cpuset_stats, cpus),
+  SF ("cpu_exclusive", U64, 0, cgroup_cpuset_stats, cpu_exclusive),
+  SL ("mems", cgroup_cpuset_stats, mems),
+  SF ("mem_hardwall", U64, 0, cgroup_cpuset_stats, mem_hardwall),
+  SF ("mem_exclusive", U64, 0, cgroup_cpuset_stats, mem_exclusive),
+  SF ("memory_migrate", U64, 0, cgroup_cpuset_stats, memory_migrate),
+  SF ("memory_spread_page", U64, 0, cgroup_cpuset_stats, memory_spread_page),
+  SF ("memory_spread_slab", U64, 0, cgroup_cpuset_stats, memory_spread_slab),
+  SF ("memory_pressure", U64, 0, cgroup_cpuset_stats, memory_pressure),
+  SF ("sched_load_balance", U64, 0, cgroup_cpuset_stats, sched_load_balance),
+  SF ("sched_relax_domain_level", OCISPEC_INT64, 0, cgroup_cpuset_stats, sched_relax_domain_level),
+};
+static const ocispec_type cpuset_type = TYPE (cgroup_cpuset_stats, cpuset_fields);
 
-static void
-cpuset (yajl_gen g, const cgroup_stats *st)
-{
-  key (g, "cpuset");
-  yajl_gen_map_open (g);
-  list_ne (g, "cpus", &st->cpuset.cpus);
-  field (g, "cpu_exclusive", st->cpuset.cpu_exclusive);
-  list_ne (g, "mems", &st->cpuset.mems);
-  field (g, "mem_hardwall", st->cpuset.mem_hardwall);
-  field (g, "mem_exclusive", st->cpuset.mem_exclusive);
-  field (g, "memory_migrate", st->cpuset.memory_migrate);
-  field (g, "memory_spread_page", st->cpuset.memory_spread_page);
-  field (g, "memory_spread_slab", st->cpuset.memory_spread_slab);
-  field (g, "memory_pressure", st->cpuset.memory_pressure);
-  field (g, "sched_load_balance", st->cpuset.sched_load_balance);
-  key (g, "sched_relax_domain_level");
-  yajl_gen_integer (g, st->cpuset.sched_relax_domain_level);
-  yajl_gen_map_close (g);
-}
+static const ocispec_field mem_entry_fields[] = {
+  SF ("limit", U64, 0, cgroup_mem_entry, limit),
+  SF ("usage", U64, OMIT, cgroup_mem_entry, usage),
+  SF ("max", U64, OMIT, cgroup_mem_entry, max),
+  SF ("failcnt", U64, 0, cgroup_mem_entry, failcnt),
+};
+static const ocispec_type mem_entry_type = TYPE (cgroup_mem_entry, mem_entry_fields);
 
-static void
-mem_entry (yajl_gen g, const char *k, const cgroup_mem_entry *e)
-{
-  key (g, k);
-  yajl_gen_map_open (g);
-  field (g, "limit", e->limit);
-  field_nz (g, "usage", e->usage);
-  field_nz (g, "max", e->max);
-  field (g, "failcnt", e->failcnt);
-  yajl_gen_map_close (g);
-}
+static const ocispec_field memory_fields[] = {
+  SF ("cache", U64, OMIT, cgroup_memory_stats, cache),
+  SS ("usage", cgroup_memory_stats, usage, &mem_entry_type),
+  SS ("swap", cgroup_memory_stats, swap, &mem_entry_type),
+  SS ("kernel", cgroup_memory_stats, kernel, &mem_entry_type),
+  SS ("kernelTCP", cgroup_memory_stats, kernel_tcp, &mem_entry_type),
+  SF ("raw", OCISPEC_UINT64MAP, 0, cgroup_memory_stats, raw), /* left out when empty */
+};
+static const ocispec_type memory_type = TYPE (cgroup_memory_stats, memory_fields);
 
-static void
-memory (yajl_gen g, const cgroup_stats *st)
-{
-  key (g, "memory");
-  yajl_gen_map_open (g);
-  field_nz (g, "cache", st->memory.cache);
-  mem_entry (g, "usage", &st->memory.usage);
-  mem_entry (g, "swap", &st->memory.swap);
-  mem_entry (g, "kernel", &st->memory.kernel);
-  mem_entry (g, "kernelTCP", &st->memory.kernel_tcp);
-  if (st->memory.raw_len)
-    {
-      key (g, "raw");
-      yajl_gen_map_open (g);
-      for (size_t i = 0; i < st->memory.raw_len; i++)
-        field (g, st->memory.raw_keys[i], st->memory.raw_values[i]);
-      yajl_gen_map_close (g);
-    }
-  yajl_gen_map_close (g);
-}
+static const ocispec_field pids_fields[] = {
+  SF ("current", U64, OMIT, cgroup_pids_stats, current),
+  SF ("limit", U64, OMIT, cgroup_pids_stats, limit),
+};
+static const ocispec_type pids_type = TYPE (cgroup_pids_stats, pids_fields);
 
-static void
-blkio (yajl_gen g, const cgroup_stats *st)
-{
-  static const char *const names[CG_IO_KINDS]
-      = { "ioServiceBytesRecursive", "ioServicedRecursive", "ioQueueRecursive", "ioServiceTimeRecursive",
-          "ioWaitTimeRecursive",     "ioMergedRecursive",   "ioTimeRecursive",  "sectorsRecursive" };
-  key (g, "blkio");
-  yajl_gen_map_open (g);
-  for (int k = 0; k < CG_IO_KINDS; k++)
-    {
-      if (st->blkio[k].n == 0)
-        continue;
-      key (g, names[k]);
-      yajl_gen_array_open (g);
-      for (size_t i = 0; i < st->blkio[k].n; i++)
-        {
-          const cgroup_blkio_entry *e = &st->blkio[k].v[i];
-          yajl_gen_map_open (g);
-          field_nz (g, "major", e->major);
-          field_nz (g, "minor", e->minor);
-          if (e->op[0])
-            {
-              key (g, "op");
-              key (g, e->op);
-            }
-          field_nz (g, "value", e->value);
-          yajl_gen_map_close (g);
-        }
-      yajl_gen_array_close (g);
-    }
-  yajl_gen_map_close (g);
-}
+static const ocispec_field blkio_entry_fields[] = {
+  SF ("major", U64, OMIT, cgroup_blkio_entry, major),
+  SF ("minor", U64, OMIT, cgroup_blkio_entry, minor),
+  SF ("op", OCISPEC_STRING, OMIT, cgroup_blkio_entry, op),
+  SF ("value", U64, OMIT, cgroup_blkio_entry, value),
+};
+static const ocispec_type blkio_entry_type = TYPE (cgroup_blkio_entry, blkio_entry_fields);
 
-static void
-hugetlb (yajl_gen g, const cgroup_stats *st)
-{
-  key (g, "hugetlb");
-  yajl_gen_map_open (g);
-  for (size_t i = 0; i < st->hugetlb_len; i++)
-    {
-      key (g, st->hugetlb[i].page_size);
-      yajl_gen_map_open (g);
-      field_nz (g, "usage", st->hugetlb[i].usage);
-      field_nz (g, "max", st->hugetlb[i].max);
-      field (g, "failcnt", st->hugetlb[i].failcnt);
-      yajl_gen_map_close (g);
-    }
-  yajl_gen_map_close (g);
-}
+/* cgroup_stats.blkio[K] as runc's list NAME, left out when empty */
+#define BLK(json, k)                                                                                \
+  { json, OCISPEC_OBJARR, 0, (k) * sizeof (cgroup_blkio_list) + offsetof (cgroup_blkio_list, v),   \
+    (k) * sizeof (cgroup_blkio_list) + offsetof (cgroup_blkio_list, n), &blkio_entry_type, NULL, NULL }
+static const ocispec_field blkio_fields[] = {
+  BLK ("ioServiceBytesRecursive", CG_IO_SERVICE_BYTES), BLK ("ioServicedRecursive", CG_IO_SERVICED),
+  BLK ("ioQueueRecursive", CG_IO_QUEUED),               BLK ("ioServiceTimeRecursive", CG_IO_SERVICE_TIME),
+  BLK ("ioWaitTimeRecursive", CG_IO_WAIT_TIME),         BLK ("ioMergedRecursive", CG_IO_MERGED),
+  BLK ("ioTimeRecursive", CG_IO_TIME),                  BLK ("sectorsRecursive", CG_IO_SECTORS),
+};
+static const ocispec_type blkio_type
+    = { "cgroup_blkio_list[]", sizeof (cgroup_blkio_list[CG_IO_KINDS]), blkio_fields,
+        sizeof blkio_fields / sizeof blkio_fields[0], NULL };
 
-char *
-cgroup_stats_event_json (const char *id, const cgroup_stats *st)
-{
-  yajl_gen g = yajl_gen_alloc (NULL);
-  const unsigned char *buf;
-  size_t len;
-  char *out;
+static const ocispec_field hugetlb_fields[] = {
+  /* member 0, page_size, is the key */
+  SF ("usage", U64, OMIT, cgroup_hugetlb_stat, usage),
+  SF ("max", U64, OMIT, cgroup_hugetlb_stat, max),
+  SF ("failcnt", U64, 0, cgroup_hugetlb_stat, failcnt),
+};
+static const ocispec_type hugetlb_type = TYPE (cgroup_hugetlb_stat, hugetlb_fields);
 
-  if (g == NULL)
-    abort ();
-  yajl_gen_map_open (g);
-  key (g, "type");
-  key (g, "stats");
-  key (g, "id");
-  key (g, id);
-  key (g, "data");
-  yajl_gen_map_open (g);
-  cpu (g, st);
-  cpuset (g, st);
-  memory (g, st);
-  key (g, "pids");
-  yajl_gen_map_open (g);
-  field_nz (g, "current", st->pids.current);
-  field_nz (g, "limit", st->pids.limit);
-  yajl_gen_map_close (g);
-  blkio (g, st);
-  hugetlb (g, st);
-  key (g, "intel_rdt");
-  yajl_gen_map_open (g);
-  yajl_gen_map_close (g);
-  key (g, "network_interfaces");
-  yajl_gen_null (g);
-  yajl_gen_map_close (g);
-  yajl_gen_map_close (g);
-  yajl_gen_get_buf (g, &buf, &len);
-  out = xasprintf ("%.*s", (int) len, (const char *) buf);
-  yajl_gen_free (g);
-  return out;
+/* ocisbx reads no Intel RDT statistics: runc's fields are all omitempty, so {} */
+static const ocispec_type intel_rdt_type = { "intel_rdt", 0, NULL, 0, NULL };
+
+static const ocispec_field stats_fields[] = {
+  SS ("cpu", cgroup_stats, cpu, &cpu_type),
+  SS ("cpuset", cgroup_stats, cpuset, &cpuset_type),
+  SS ("memory", cgroup_stats, memory, &memory_type),
+  SS ("pids", cgroup_stats, pids, &pids_type),
+  SS ("blkio", cgroup_stats, blkio, &blkio_type),
+  /* runc makes the map: {} when empty */
+  { "hugetlb", OCISPEC_OBJMAP, OCISPEC_F_REQUIRED, offsetof (cgroup_stats, hugetlb),
+    offsetof (cgroup_stats, hugetlb_len), &hugetlb_type, NULL, NULL },
+  { "intel_rdt", OCISPEC_INLINE, 0, 0, 0, &intel_rdt_type, NULL, NULL },
+  /* no network statistics (runc's are of interfaces it configures itself): a nil list */
+  { "network_interfaces", OCISPEC_NULL, 0, 0, 0, NULL, NULL, NULL },
+};
+const ocispec_type cgroup_stats_type = TYPE (cgroup_stats, stats_fields);
+
+/* runc's types.Event: "data" omitempty (an oom event has none) */
+typedef struct cgroup_event
+{
+  const char *type;
+  const char *id;
+  const cgroup_stats *data;
+} cgroup_event;
+
+static const ocispec_field event_fields[] = {
+  SF ("type", OCISPEC_STRING, OCISPEC_F_REQUIRED, cgroup_event, type),
+  SF ("id", OCISPEC_STRING, OCISPEC_F_REQUIRED, cgroup_event, id),
+  { "data", OCISPEC_OBJ, 0, offsetof (cgroup_event, data), 0, &cgroup_stats_type, NULL, NULL },
+};
+static const ocispec_type event_type = TYPE (cgroup_event, event_fields);
+
+int
+cgroup_event_json (const char *type, const char *id, const cgroup_stats *st, char **json, ocisbx_err **err)
+{
+  cgroup_event e = { type, id, st };
+  char *msg = NULL;
+
+  if (ocispec_generate (&event_type, &e, false, json, NULL, &msg) < 0)
+    return err_take (err, 0, msg);
+  return 0;
 }

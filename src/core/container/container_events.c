@@ -15,26 +15,13 @@
 #include "core/utils.h"
 
 /* {"type":"oom","id":ID} */
-typedef struct oom_event
-{
-  char *type;
-  char *id;
-} oom_event;
-
-#define EF(json, m) { json, OCISPEC_STRING, OCISPEC_F_REQUIRED, offsetof (oom_event, m), 0, NULL, NULL, NULL }
-static const ocispec_field oom_event_fields[] = { EF ("type", type), EF ("id", id) };
-static const ocispec_type oom_event_type
-    = { "oom_event", sizeof (oom_event), oom_event_fields, sizeof oom_event_fields / sizeof oom_event_fields[0], NULL };
-
 static int
 emit_oom (const char *id, container_out_fn emit, void *arg, ocisbx_err **err)
 {
-  oom_event e = { (char *) "oom", (char *) id };
   cleanup_free char *line = NULL;
-  char *msg = NULL;
 
-  if (ocispec_generate (&oom_event_type, &e, false, &line, NULL, &msg) < 0)
-    return err_take (err, 0, msg);
+  if (cgroup_event_json ("oom", id, NULL, &line, err) < 0)
+    return -1;
   emit (line, arg);
   return 0;
 }
@@ -42,14 +29,16 @@ emit_oom (const char *id, container_out_fn emit, void *arg, ocisbx_err **err)
 static int
 emit_stats (cgroup_manager *m, const char *id, container_out_fn emit, void *arg, ocisbx_err **err)
 {
-  cleanup_free char *json = NULL, *line = NULL;
+  cleanup_free char *line = NULL;
   cgroup_stats s;
+  int r;
 
   if (cgroup_stats_read (m, &s, err) < 0)
     return -1;
-  json = cgroup_stats_event_json (id, &s);
+  r = cgroup_event_json ("stats", id, &s, &line, err);
   cgroup_stats_free (&s);
-  line = xasprintf ("%s\n", json);
+  if (r < 0)
+    return -1;
   emit (line, arg);
   return 0;
 }
