@@ -181,7 +181,7 @@ huge_cmp (const void *a, const void *b)
 }
 
 static void
-hugetlb (const cg_hier *h, cgroup_stats *st)
+hugetlb_stats (const cg_hier *h, cgroup_stats *st)
 {
   huge_walk w = { h && h->v2 ? ".current" : ".usage_in_bytes", st };
   cleanup_close int fd = h ? open (h->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
@@ -253,7 +253,7 @@ cg_stats_parse_blkio_v1 (const char *s, cgroup_blkio_list *l)
 
 /* runc's order: the first group whose first file has entries gives the lists. */
 static void
-blkio_v1 (const cg_hier *h, cgroup_stats *st)
+blkio_stats_v1 (const cg_hier *h, cgroup_stats *st)
 {
   static const struct
   {
@@ -402,12 +402,12 @@ stats_v1 (cgroup_manager *m, cgroup_stats *st)
         st->pids.limit = 0;
     }
   if (blk)
-    blkio_v1 (blk, st);
+    blkio_stats_v1 (blk, st);
   /* hybrid: hugetlb may be bound to the unified hierarchy instead (resources_v1.c); runc
      does not look there, ocisbx reports the controller where it set the limits */
   if (huge == NULL)
     huge = cg_unified (m);
-  hugetlb (huge, st);
+  hugetlb_stats (huge, st);
 }
 
 /* ---- v2 ---- */
@@ -486,7 +486,7 @@ stats_v2 (cgroup_manager *m, cgroup_stats *st)
         st->pids.current++;
     }
   cg_stats_parse_io_v2 (io, st);
-  hugetlb (u, st);
+  hugetlb_stats (u, st);
 }
 
 int
