@@ -96,6 +96,29 @@ stat_field() {
 	[ "$status" -eq 0 ]
 }
 
+@test "events --stats: hugetlb has one entry per page size of the machine, no reservation counters" {
+	[ -d /sys/kernel/mm/hugepages ] || skip "the kernel has no huge pages (/sys/kernel/mm/hugepages)"
+	set_args sleep 1000
+	create_container "$CID"
+	runtime start "$CID"
+	stats_of "$CID" >/dev/null
+	local keys sizes
+	keys=$(stat_field "$TESTDIR/$CID.events" 'sorted(d["hugetlb"])')
+	# runc names them as its GetHugePageSize: hugepages-2048kB -> 2MB (1024-based units)
+	sizes=$(ls /sys/kernel/mm/hugepages | "$PYTHON" -c '
+import json, sys
+def name(kb):
+    for unit in ("KB", "MB", "GB", "TB"):
+        if kb < 1024 or kb % 1024:
+            return "%d%s" % (kb, unit)
+        kb //= 1024
+    return "%dPB" % kb
+print(json.dumps(sorted(name(int(l.strip()[len("hugepages-"):-2])) for l in sys.stdin if l.strip())))')
+	echo "hugetlb keys: $keys; page sizes: $sizes"
+	[ "$keys" != "[]" ] || skip "no hugetlb controller for the container here (runc's fs manager reads only a v1 hugetlb hierarchy)"
+	[ "$keys" = "$sizes" ]
+}
+
 @test "events: a stats event every interval, each in runc's shape" {
 	set_args sleep 1000
 	create_container "$CID"

@@ -66,6 +66,7 @@ test_stats_v1 (void)
   put (f.root, "hugetlb/s1/hugetlb.2MB.failcnt", "0\n");
   put (f.root, "hugetlb/s1/hugetlb.1GB.usage_in_bytes", "0\n");
   put (f.root, "hugetlb/s1/hugetlb.1GB.failcnt", "2\n");
+  put (f.root, "hugetlb/s1/hugetlb.2MB.rsvd.usage_in_bytes", "0\n"); /* a reservation counter, no page size */
   want = xasprintf (
       "{\"type\":\"stats\",\"id\":\"s\",\"data\":{"
       "\"cpu\":{\"usage\":{\"total\":123456789,\"percpu\":[100,200],\"percpu_kernel\":[40,50],"
@@ -110,6 +111,7 @@ test_stats_v2 (void)
        "8:0 rbytes=5 wbytes=6 rios=1 wios=2 dbytes=0 dios=0\n8:16 rbytes=0 wbytes=7 rios=0 wios=3\n");
   put (f.root, "ocisbx/t2/hugetlb.2MB.current", "0\n");
   put (f.root, "ocisbx/t2/hugetlb.2MB.events", "max 1\n");
+  put (f.root, "ocisbx/t2/hugetlb.2MB.rsvd.current", "0\n");
   check_stats_json (
       &f, "{\"type\":\"stats\",\"id\":\"t2\",\"data\":{"
           "\"cpu\":{\"usage\":{\"total\":1000000,\"kernel\":400000,\"user\":600000},\"throttling\":{}},"

@@ -167,6 +167,10 @@ huge_size (const char *name, unsigned char type, void *arg)
   cgroup_stats *st = w->st;
   if (strncmp (name, "hugetlb.", 8) != 0 || nl <= 8 + sl || strcmp (name + nl - sl, w->suffix) != 0)
     return 0;
+  /* a page size has no dot: hugetlb.2MB.rsvd.* (reservations) is no page size of its own
+     (runc lists the sizes of /sys/kernel/mm/hugepages) */
+  if (memchr (name + 8, '.', nl - 8 - sl) != NULL)
+    return 0;
   st->hugetlb = realloc (st->hugetlb, (st->hugetlb_len + 1) * sizeof *st->hugetlb);
   if (st->hugetlb == NULL)
     abort ();
