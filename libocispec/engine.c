@@ -264,50 +264,34 @@ parse_intarr (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
   return 0;
 }
 
+/* MAP (ocispec_map, string values) and UINT64MAP (ocispec_u64map, integers). */
 static int
 parse_map (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
 {
+  bool ints = f->kind == OCISPEC_UINT64MAP;
   if (!YAJL_IS_OBJECT (v))
-    return type_error (c, "an object of strings", v, false);
-  ocispec_map *m = OCISPEC_FIELD_PTR (dst, f);
+    return type_error (c, ints ? "an object of integers" : "an object of strings", v, false);
   size_t n = v->u.object.len;
   if (n == 0)
     return 0;
-  m->keys = ocispec_xcalloc (n, sizeof (char *));
-  m->values = ocispec_xcalloc (n, sizeof (char *));
-  m->len = n;
+  char **keys = ocispec_xcalloc (n, sizeof (char *));
+  char **strings = ints ? NULL : ocispec_xcalloc (n, sizeof (char *));
+  uint64_t *numbers = ints ? ocispec_xcalloc (n, sizeof (uint64_t)) : NULL;
+  if (ints)
+    *(ocispec_u64map *) OCISPEC_FIELD_PTR (dst, f) = (ocispec_u64map) { keys, numbers, n };
+  else
+    *(ocispec_map *) OCISPEC_FIELD_PTR (dst, f) = (ocispec_map) { keys, strings, n };
   for (size_t i = 0; i < n; i++)
     {
       yajl_val e = v->u.object.values[i];
-      size_t old = ocispec_path_key (&c->path, v->u.object.keys[i]);
-      if (!YAJL_IS_STRING (e))
-        return type_error (c, "a string", e, false);
-      m->keys[i] = ocispec_xstrdup (v->u.object.keys[i]);
-      m->values[i] = ocispec_xstrdup (e->u.string);
-      ocispec_path_pop (&c->path, old);
-    }
-  return 0;
-}
-
-static int
-parse_u64map (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
-{
-  if (!YAJL_IS_OBJECT (v))
-    return type_error (c, "an object of integers", v, false);
-  ocispec_u64map *m = OCISPEC_FIELD_PTR (dst, f);
-  size_t n = v->u.object.len;
-  if (n == 0)
-    return 0;
-  m->keys = ocispec_xcalloc (n, sizeof (char *));
-  m->values = ocispec_xcalloc (n, sizeof (uint64_t));
-  m->len = n;
-  for (size_t i = 0; i < n; i++)
-    {
       int64_t s;
       size_t old = ocispec_path_key (&c->path, v->u.object.keys[i]);
-      m->keys[i] = ocispec_xstrdup (v->u.object.keys[i]);
-      if (get_integer (c, OCISPEC_UINT64, v->u.object.values[i], &s, &m->values[i]) < 0)
+      if (ints ? get_integer (c, OCISPEC_UINT64, e, &s, &numbers[i]) < 0
+               : !YAJL_IS_STRING (e) && type_error (c, "a string", e, false) < 0)
         return -1;
+      keys[i] = ocispec_xstrdup (v->u.object.keys[i]);
+      if (!ints)
+        strings[i] = ocispec_xstrdup (e->u.string);
       ocispec_path_pop (&c->path, old);
     }
   return 0;
@@ -420,9 +404,8 @@ parse_field (pctx *c, const ocispec_field *f, yajl_val v, void *dst)
     case OCISPEC_UINT64ARR:
       return parse_intarr (c, f, v, dst);
     case OCISPEC_MAP:
-      return parse_map (c, f, v, dst);
     case OCISPEC_UINT64MAP:
-      return parse_u64map (c, f, v, dst);
+      return parse_map (c, f, v, dst);
 
     case OCISPEC_OBJ:
       {
@@ -641,27 +624,24 @@ free_field (const ocispec_field *f, void *obj)
     case OCISPEC_UINT64ARR:
       free (*(void **) p);
       break;
+    case OCISPEC_MAP:
     case OCISPEC_UINT64MAP:
       {
-        ocispec_u64map *m = p;
-        for (size_t i = 0; m->keys && i < m->len; i++)
-          free (m->keys[i]);
-        free (m->keys);
-        free (m->values);
-        break;
-      }
-    case OCISPEC_MAP:
-      {
-        ocispec_map *m = p;
-        for (size_t i = 0; i < m->len; i++)
+        bool ints = f->kind == OCISPEC_UINT64MAP;
+        ocispec_map *m = ints ? NULL : p;
+        ocispec_u64map *u = ints ? p : NULL;
+        char **keys = ints ? u->keys : m->keys;
+        char **strings = ints ? NULL : m->values;
+        size_t n = ints ? u->len : m->len;
+        for (size_t i = 0; i < n; i++)
           {
-            if (m->keys)
-              free (m->keys[i]);
-            if (m->values)
-              free (m->values[i]);
+            if (keys)
+              free (keys[i]);
+            if (strings)
+              free (strings[i]);
           }
-        free (m->keys);
-        free (m->values);
+        free (keys);
+        free (ints ? (void *) u->values : (void *) strings);
         break;
       }
     case OCISPEC_OBJ:

@@ -199,33 +199,22 @@ gen_field (gctx *c, const ocispec_field *f, const void *obj)
       }
 
     case OCISPEC_MAP:
-      {
-        const ocispec_map *m = p;
-        if (check (c, yajl_gen_map_open (c->g)) < 0)
-          return -1;
-        for (size_t i = 0; i < m->len; i++)
-          {
-            if (m->keys[i] == NULL || m->values[i] == NULL)
-              return gfail (c, "NULL key or value in a map");
-            size_t old = ocispec_path_key (&c->path, m->keys[i]);
-            if (gen_key (c, m->keys[i]) < 0 || gen_string (c, m->values[i]) < 0)
-              return -1;
-            ocispec_path_pop (&c->path, old);
-          }
-        return check (c, yajl_gen_map_close (c->g));
-      }
-
     case OCISPEC_UINT64MAP:
       {
-        const ocispec_u64map *m = p;
+        bool ints = f->kind == OCISPEC_UINT64MAP;
+        const ocispec_map *m = ints ? NULL : p;
+        const ocispec_u64map *u = ints ? p : NULL;
+        char *const *keys = ints ? u->keys : m->keys;
+        size_t n = ints ? u->len : m->len;
         if (check (c, yajl_gen_map_open (c->g)) < 0)
           return -1;
-        for (size_t i = 0; i < m->len; i++)
+        for (size_t i = 0; i < n; i++)
           {
-            if (m->keys[i] == NULL)
-              return gfail (c, "NULL key in a map");
-            size_t old = ocispec_path_key (&c->path, m->keys[i]);
-            if (gen_key (c, m->keys[i]) < 0 || gen_integer (c, OCISPEC_UINT64, &m->values[i]) < 0)
+            if (keys[i] == NULL || (!ints && m->values[i] == NULL))
+              return gfail (c, "NULL key or value in a map");
+            size_t old = ocispec_path_key (&c->path, keys[i]);
+            if (gen_key (c, keys[i]) < 0
+                || (ints ? gen_integer (c, OCISPEC_UINT64, &u->values[i]) : gen_string (c, m->values[i])) < 0)
               return -1;
             ocispec_path_pop (&c->path, old);
           }

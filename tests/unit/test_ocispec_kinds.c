@@ -109,7 +109,7 @@ test_generate_kinds (void)
   d.counts = (ocispec_u64map) { nokey, values, 1 };
   char *json = NULL, *err = NULL;
   CHECK (ocispec_generate (&kinds_type, &d, false, &json, NULL, &err) < 0 && json == NULL);
-  CHECK_STR (err, "generate: .counts: NULL key in a map");
+  CHECK_STR (err, "generate: .counts: NULL key or value in a map");
   free (err);
 
   /* the field alone: a uint64 array, the null */
