@@ -9,8 +9,9 @@
  *   - strings are NUL-terminated, NULL when absent;
  *   - an array field FOO is `T *FOO; size_t FOO_len;`;
  *   - optional scalars whose absence matters are pointers (NULL when absent);
- *   - string maps are ocispec_map; objects keyed by name ("rdma", "timeOffsets",
- *     "netDevices") become arrays of structs whose first member is `char *key`.
+ *   - string maps are ocispec_map, integer maps ocispec_u64map; objects keyed by
+ *     name ("rdma", "timeOffsets", "netDevices") become arrays of structs whose
+ *     first member is `char *key`.
  *
  * libocispec knows nothing of the runtime: it includes nothing from src/.
  */
