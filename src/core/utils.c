@@ -55,6 +55,24 @@ cleanup_closedirp (DIR **d)
     closedir (*d);
 }
 
+DIR *
+opendir_at (int dirfd, const char *path)
+{
+  int fd = openat (dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d;
+
+  if (fd < 0)
+    return NULL;
+  d = fdopendir (fd);
+  if (d == NULL)
+    {
+      int saved = errno;
+      close (fd);
+      errno = saved;
+    }
+  return d;
+}
+
 void
 cleanup_strvp (char ***v)
 {

@@ -73,6 +73,10 @@ int close_fds_except (int from, const int *keep, size_t n, ocisbx_err **err);
 /* Mark every fd >= FROM close-on-exec. */
 int cloexec_fds_from (int from, ocisbx_err **err);
 
+/* PATH (relative to DIRFD; "." for DIRFD itself, which may be O_PATH) opened for
+   readdir on an fd of its own, close-on-exec; NULL with errno. */
+DIR *opendir_at (int dirfd, const char *path);
+
 /* FN (NAME, D_TYPE, ARG) for each entry of the directory FD (open for reading) but
    "." and "..", read with getdents64 into a stack buffer: no heap, for the container
    init, whose every new heap page is charged to the container's memory cgroup.  A

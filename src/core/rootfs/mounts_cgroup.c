@@ -221,15 +221,9 @@ remount_tree (const rootfs_ctx *ctx, int top, const mount_opts *o, const char *w
         return 0;
       err_free (ignored);
     }
-  {
-    int fd = openat (top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0 || (dir = fdopendir (fd)) == NULL)
-      {
-        if (fd >= 0)
-          close (fd);
-        return err_set (err, errno, "open `%s`", what);
-      }
-  }
+  dir = opendir_at (top, ".");
+  if (dir == NULL)
+    return err_set (err, errno, "open `%s`", what);
   while ((de = readdir (dir)))
     {
       cleanup_close int fd = -1;

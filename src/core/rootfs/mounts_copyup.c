@@ -101,18 +101,12 @@ copy_dir (int from, int to, int depth, ocisbx_err **err)
 {
   cleanup_dir DIR *dir = NULL;
   struct dirent *de;
-  int fd;
 
   if (depth > COPYUP_MAX_DEPTH)
     return err_set (err, ELOOP, "tmpcopyup: too deep");
-  fd = fcntl (from, F_DUPFD_CLOEXEC, 3);
-  if (fd < 0 || (dir = fdopendir (fd)) == NULL)
-    {
-      int e = errno;
-      if (fd >= 0)
-        close (fd);
-      return err_set (err, e, "tmpcopyup: read directory");
-    }
+  dir = opendir_at (from, ".");
+  if (dir == NULL)
+    return err_set (err, errno, "tmpcopyup: read directory");
   while ((errno = 0, de = readdir (dir)))
     {
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)

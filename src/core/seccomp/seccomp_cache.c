@@ -213,14 +213,10 @@ evict (int dirfd)
   cleanup_free cache_entry *v = NULL;
   size_t n = 0, alloc = 0;
   struct dirent *de;
-  int fd = openat (dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-  if (fd < 0 || (d = fdopendir (fd)) == NULL)
-    {
-      if (fd >= 0)
-        close (fd);
-      return;
-    }
+  d = opendir_at (dirfd, ".");
+  if (d == NULL)
+    return;
   while ((de = readdir (d)))
     {
       struct stat st;
