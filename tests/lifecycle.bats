@@ -374,6 +374,25 @@ create_running() {
 	fi
 }
 
+@test "list: skips what is not a container and a lost state.json, and waits for no lock" {
+	set_args sleep 100
+	create_container "$CID-a"
+	create_container "$CID-b"
+	touch "$ROOT/stray-file"
+	mkdir "$ROOT/.hidden" "$ROOT/$CID-new" # no state.json: a create that has not written it yet
+	mkdir "$ROOT/$CID-lost"
+	printf '{"ociVersion": "1.0.2", "id": ' >"$ROOT/$CID-lost/state.json"
+
+	# a command holding $CID-a's state dir locked (as delete does) does not block list
+	flock -x "$ROOT/$CID-a" timeout 30 "$OCI_RUNTIME" --root "$ROOT" list -q >"$TESTDIR/out" 2>"$TESTDIR/err"
+	cat "$TESTDIR/out" "$TESTDIR/err"
+	[ "$(sort "$TESTDIR/out")" = "$(printf '%s\n' "$CID-a" "$CID-b")" ]
+	if is_ocisbx; then
+		grep -qF "$ROOT/$CID-lost/state.json" "$TESTDIR/err"
+		! grep -qF -- "$CID-new" "$TESTDIR/err"
+	fi
+}
+
 # --- CLI details runc users rely on ---------------------------------------------
 
 @test "ps: a stopped container lists no process and exits 0" {

@@ -35,7 +35,7 @@ static char *
 state_doc (const container_state *st, container_status status, bool pretty, bool runtime_fields)
 {
   oci_state s = { 0 };
-  int32_t pid = status == STATUS_STOPPED ? 0 : st->pid;
+  int32_t pid = state_shown_pid (st, status);
   cleanup_free char *owner = NULL;
   char *json = NULL, *msg = NULL;
 
@@ -427,49 +427,48 @@ owner_name (uid_t owner, const container_info *prev)
   return container_owner_name (owner);
 }
 
+/* Every container under ROOT, by id, each read through the handle without a lock: `list`
+   waits for no command on a container.  Skipped: entries that are not containers (no
+   valid id, not a directory), containers being created (no state.json yet) or deleted
+   meanwhile; and, with a warning naming the file, those whose state.json cannot be read,
+   as runc does. */
 int
 container_list (const char *root, container_info **out, size_t *n, ocisbx_err **err)
 {
   cleanup_close int rootfd = -1;
   cleanup_dir DIR *d = NULL;
+  cleanup_err ocisbx_err *rerr = NULL;
   container_info *infos = NULL;
   size_t count = 0, cap = 0;
   struct dirent *de;
 
   *out = NULL;
   *n = 0;
-  rootfd = open (root ? root : STATE_ROOT_DEFAULT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  rootfd = state_root_open (root, false, &rerr);
   if (rootfd < 0)
     {
-      if (errno == ENOENT)
-        return 0;
-      return err_set (err, errno, "open the state root `%s`", root ? root : STATE_ROOT_DEFAULT);
+      if (rerr->errnum == ENOENT)
+        return 0; /* no container made yet */
+      *err = steal_ptr (&rerr);
+      return -1;
     }
-  d = fdopendir (dup (rootfd));
+  d = opendir_at (rootfd, ".");
   if (d == NULL)
-    return err_set (err, errno, "read the state root");
+    return err_set (err, errno, "read the state root `%s`", root ? root : STATE_ROOT_DEFAULT);
   while ((de = readdir (d)))
     {
-      cleanup_close int dirfd = -1;
+      cleanup_container container_handle h;
       cleanup_err ocisbx_err *e = NULL;
-      container_state *st = NULL;
       container_status status;
       container_info *i;
 
-      if (de->d_name[0] == '.' || state_validate_id (de->d_name, NULL) < 0)
-        continue;
-      dirfd = state_dir_open (rootfd, de->d_name, 0, NULL);
-      if (dirfd < 0)
-        continue; /* not a container */
-      if (state_read (dirfd, de->d_name, &st, &e) < 0)
+      if (container_open_in (rootfd, de->d_name, 0, &h, &e) < 0)
         {
-          /* being created (no state yet), or lost: say so, as runc does */
-          if (e->errnum != ENOENT)
+          if (h.dirfd >= 0 && e->errnum != ENOENT)
             log_warning ("%s", e->msg);
-          err_freep (&e);
           continue;
         }
-      status = state_status (dirfd, st);
+      status = container_status_now (&h);
       if (count == cap)
         {
           cap = cap ? cap * 2 : 8;
@@ -478,16 +477,15 @@ container_list (const char *root, container_info **out, size_t *n, ocisbx_err **
             abort ();
         }
       i = &infos[count++];
-      i->id = steal_ptr (&st->id);
-      i->pid = status == STATUS_STOPPED ? 0 : st->pid;
+      i->id = steal_ptr (&h.st->id);
+      i->pid = state_shown_pid (h.st, status);
       i->status = status;
-      i->bundle = steal_ptr (&st->bundle);
-      i->rootfs = steal_ptr (&st->rootfs);
-      i->created = steal_ptr (&st->created);
-      i->oci_version = steal_ptr (&st->oci_version);
-      i->owner = st->owner;
+      i->bundle = steal_ptr (&h.st->bundle);
+      i->rootfs = steal_ptr (&h.st->rootfs);
+      i->created = steal_ptr (&h.st->created);
+      i->oci_version = steal_ptr (&h.st->oci_version);
+      i->owner = h.st->owner;
       i->owner_name = owner_name (i->owner, count > 1 ? &infos[count - 2] : NULL);
-      container_state_free (st);
     }
   if (count)
     qsort (infos, count, sizeof *infos, info_cmp);

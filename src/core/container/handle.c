@@ -10,11 +10,14 @@
 int
 container_open (const char *root, const char *id, int lock, container_handle *h, ocisbx_err **err)
 {
+  int rootfd;
+  int r;
+
   *h = (container_handle){ .id = id, .rootfd = -1, .dirfd = -1, .status = STATUS_STOPPED };
   if (state_validate_id (id, err) < 0)
     return -1;
-  h->rootfd = state_root_open (root, false, err);
-  if (h->rootfd < 0)
+  rootfd = state_root_open (root, false, err);
+  if (rootfd < 0)
     {
       if ((*err)->errnum == ENOENT)
         {
@@ -23,7 +26,16 @@ container_open (const char *root, const char *id, int lock, container_handle *h,
         }
       return -1;
     }
-  h->dirfd = state_dir_open (h->rootfd, id, lock, err);
+  r = container_open_in (rootfd, id, lock, h, err);
+  h->owns_root = true;
+  return r;
+}
+
+int
+container_open_in (int rootfd, const char *id, int lock, container_handle *h, ocisbx_err **err)
+{
+  *h = (container_handle){ .id = id, .rootfd = rootfd, .dirfd = -1, .status = STATUS_STOPPED };
+  h->dirfd = state_dir_open (rootfd, id, lock, err);
   if (h->dirfd < 0)
     return -1;
   return state_read (h->dirfd, id, &h->st, err);
@@ -34,7 +46,7 @@ container_close (container_handle *h)
 {
   if (h->dirfd >= 0)
     close (h->dirfd);
-  if (h->rootfd >= 0)
+  if (h->rootfd >= 0 && h->owns_root)
     close (h->rootfd);
   h->dirfd = h->rootfd = -1;
   container_state_free (h->st);

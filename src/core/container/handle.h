@@ -3,6 +3,7 @@
  *
  *   container_open ()      validates the id, opens --root and <root>/<id> (flock'ed with
  *                          LOCK_EX, LOCK_SH or 0: state.h) and reads state.json
+ *   container_open_in ()   the same in a root already open (`list`, without a lock)
  *   container_status_now () the status, from the init's /proc entry, the fifo and the freezer
  *   container_cgroups ()   the cgroup manager of state.json's "cgroup", loaded on first use
  *
@@ -19,6 +20,7 @@ typedef struct container_handle
 {
   const char *id;
   int rootfd;
+  bool owns_root;       /* container_close closes ROOTFD: container_open opened it */
   int dirfd;            /* <root>/<id>, holding the lock container_open took */
   container_state *st;  /* NULL when state.json could not be read */
   container_status status; /* as of the last container_status_now () */
@@ -29,6 +31,9 @@ typedef struct container_handle
    ENOENT "container \"ID\" does not exist".  On an error after the directory opened,
    H->dirfd stays open (and H->st NULL) for delete's recovery. */
 int container_open (const char *root, const char *id, int lock, container_handle *h, ocisbx_err **err);
+/* The same in the state root ROOTFD, which H borrows: container_close leaves it open.
+   The id is checked (state_validate_id) before anything is opened. */
+int container_open_in (int rootfd, const char *id, int lock, container_handle *h, ocisbx_err **err);
 void container_close (container_handle *h);
 #define cleanup_container __attribute__ ((cleanup (container_close)))
 

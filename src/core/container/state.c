@@ -418,6 +418,12 @@ container_status_name (container_status s)
   return "unknown";
 }
 
+int32_t
+state_shown_pid (const container_state *st, container_status status)
+{
+  return status == STATUS_STOPPED ? 0 : st->pid;
+}
+
 /* Civil date of a day count since 1970-01-01 (Howard Hinnant's algorithm). */
 static void
 civil_from_days (long long z, int *y, unsigned *m, unsigned *d)

@@ -110,6 +110,8 @@ bool state_init_alive (const container_state *st);
 /* The status of the container in DIRFD. */
 container_status state_status (int dirfd, const container_state *st);
 const char *container_status_name (container_status s);
+/* The init's pid as `state` and `list` show it: 0 once the container stopped, as runc. */
+int32_t state_shown_pid (const container_state *st, container_status status);
 
 /* The current time as RFC 3339 with nanoseconds ("2024-05-01T10:00:00.123456789Z"). */
 char *state_timestamp_now (void);
