@@ -10,7 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -308,6 +311,68 @@ int
 cloexec_fds_from (int from, ocisbx_err **err)
 {
   return fds_range (from, ~0U, CLOSE_RANGE_CLOEXEC, err);
+}
+
+int
+run_program (const char *path, char *const argv[], int in, char *out, size_t out_len, ocisbx_err **err)
+{
+  cleanup_close int out_r = -1, out_w = -1;
+  int p[2], status;
+  size_t len = 0;
+  pid_t pid;
+  ssize_t r;
+
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return err_set (err, errno, "pipe");
+  out_r = p[0];
+  out_w = p[1];
+  pid = fork ();
+  if (pid < 0)
+    return err_set (err, errno, "fork `%s`", path);
+  if (pid == 0)
+    {
+      sigset_t none;
+      sigemptyset (&none);
+      sigprocmask (SIG_SETMASK, &none, NULL);
+      if (in < 0)
+        in = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (in < 0 || dup2 (in, STDIN_FILENO) < 0 || dup2 (out_w, STDOUT_FILENO) < 0
+          || dup2 (out_w, STDERR_FILENO) < 0)
+        _exit (127);
+      syscall (SYS_close_range, 3U, ~0U, 0U); /* --preserve-fds are not for a helper */
+      execv (path, argv);
+      dprintf (STDERR_FILENO, "exec `%s`: %s", path, strerror (errno));
+      _exit (127);
+    }
+  close_fd (&out_w);
+  for (;;)
+    {
+      char drop[256];
+      bool room = len + 1 < out_len;
+      r = room ? read (out_r, out + len, out_len - 1 - len) : read (out_r, drop, sizeof drop);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      if (room)
+        len += (size_t) r;
+    }
+  while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
+    len--;
+  if (out_len)
+    out[len] = '\0';
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return err_set (err, errno, "wait for `%s`", path);
+  return status;
+}
+
+long long
+monotonic_ms (void)
+{
+  struct timespec t;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
 }
 
 int

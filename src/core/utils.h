@@ -1,5 +1,6 @@
 /* Small helpers shared by the runtime: cleanup attributes, allocation that aborts on
-   ENOMEM, checked I/O, fd ranges, a heap-free directory walk, passwd lookup. */
+   ENOMEM, checked I/O, fd ranges, running a helper program, a monotonic clock, a
+   heap-free directory walk, passwd lookup. */
 #ifndef OCISBX_UTILS_H
 #define OCISBX_UTILS_H
 
@@ -72,6 +73,16 @@ int write_proc_file (const char *path, const char *data, size_t len, ocisbx_err 
 int close_fds_except (int from, const int *keep, size_t n, ocisbx_err **err);
 /* Mark every fd >= FROM close-on-exec. */
 int cloexec_fds_from (int from, ocisbx_err **err);
+
+/* Run the helper program PATH with ARGV (NULL-terminated) and wait for it: no signal
+   blocked, stdin from IN (-1: /dev/null), stdout and stderr read into OUT (at most
+   OUT_LEN - 1 bytes kept, NUL-terminated, trailing newlines and blanks cut), no other fd
+   of ours.  Returns its wait status; -1 with *ERR when it cannot be started or waited
+   for (an exec failure is its exit 127, the reason in OUT). */
+int run_program (const char *path, char *const argv[], int in, char *out, size_t out_len, ocisbx_err **err);
+
+/* CLOCK_MONOTONIC in milliseconds. */
+long long monotonic_ms (void);
 
 /* PATH (relative to DIRFD; "." for DIRFD itself, which may be O_PATH) opened for
    readdir on an fd of its own, close-on-exec; NULL with errno. */

@@ -297,63 +297,28 @@ props_file (const cg_sd_props *p, ocisbx_err **err)
   return steal_fd (&fd);
 }
 
-/* ocisbx-systemd CMD UNIT with the properties P on its stdin; its stderr line is the
+/* ocisbx-systemd CMD UNIT with the properties P on its stdin; its output is the
    error's message. */
 static int
-run_helper (const char *cmd, const char *unit, const cg_sd_props *p, ocisbx_err **err)
+run_systemd_helper (const char *cmd, const char *unit, const cg_sd_props *p, ocisbx_err **err)
 {
   cleanup_free char *helper = helper_path ();
-  cleanup_free char *msg = NULL;
-  cleanup_close int in = -1, out_r = -1, out_w = -1;
-  int out[2], status;
-  pid_t pid;
-  size_t len = 0;
-  char buf[1024];
-  ssize_t r;
+  cleanup_close int in = -1;
+  char out[1024];
+  int status;
 
   if (helper == NULL)
     return cg_systemd_check (err) < 0 ? -1 : err_set (err, ENOENT, "systemd: no `" HELPER "`");
   in = props_file (p, err);
   if (in < 0)
     return -1;
-  if (pipe2 (out, O_CLOEXEC) < 0)
-    return err_set (err, errno, "systemd: pipe");
-  out_r = out[0];
-  out_w = out[1];
-  pid = fork ();
-  if (pid < 0)
-    return err_set (err, errno, "systemd: fork");
-  if (pid == 0)
-    {
-      sigset_t none;
-      sigemptyset (&none);
-      sigprocmask (SIG_SETMASK, &none, NULL);
-      if (dup2 (in, STDIN_FILENO) < 0 || dup2 (out_w, STDERR_FILENO) < 0)
-        _exit (127);
-      execl (helper, HELPER, cmd, unit, (char *) NULL);
-      dprintf (STDERR_FILENO, "exec `%s`: %s\n", helper, strerror (errno));
-      _exit (127);
-    }
-  close (out_w);
-  out_w = -1;
-  while ((r = read (out_r, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
-    if (r > 0)
-      {
-        msg = realloc (msg, len + r + 1);
-        if (msg == NULL)
-          abort ();
-        memcpy (msg + len, buf, r);
-        len += r;
-        msg[len] = '\0';
-      }
-  while (waitpid (pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return err_set (err, errno, "systemd: waitpid");
+  status = run_program (helper, (char *const[]){ (char *) HELPER, (char *) cmd, (char *) unit, NULL }, in, out,
+                        sizeof out, err);
+  if (status < 0)
+    return err_wrap (err, "systemd");
   if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
     return 0;
-  while (len && msg[len - 1] == '\n')
-    msg[--len] = '\0';
-  return err_set (err, 0, "systemd: %s", msg && *msg ? msg : "ocisbx-systemd failed");
+  return err_set (err, 0, "systemd: %s", *out ? out : HELPER " failed");
 }
 
 /* The rules of the devices cgroup and /proc/devices, for device_props. */
@@ -393,7 +358,7 @@ cg_systemd_start (cgroup_manager *m, pid_t pid, ocisbx_err **err)
   prop (&p, m->layout == CGROUP_LAYOUT_V2 ? "IOAccounting\tb\tyes" : "BlockIOAccounting\tb\tyes");
   r = resource_props (m, m->pending_res, false, &p, err);
   if (r == 0)
-    r = run_helper ("start", m->unit, &p, err);
+    r = run_systemd_helper ("start", m->unit, &p, err);
   cg_sd_props_free (&p);
   return r;
 }
@@ -404,7 +369,7 @@ cg_systemd_update (cgroup_manager *m, const oci_resources *res, ocisbx_err **err
   cg_sd_props p = { 0 };
   int r = resource_props (m, res, true, &p, err);
   if (r == 0 && p.n > 0)
-    r = run_helper ("set", m->unit, &p, err);
+    r = run_systemd_helper ("set", m->unit, &p, err);
   cg_sd_props_free (&p);
   return r;
 }
@@ -413,5 +378,5 @@ int
 cg_systemd_stop (const cgroup_manager *m, ocisbx_err **err)
 {
   cg_sd_props none = { 0 };
-  return run_helper ("stop", m->unit, &none, err);
+  return run_systemd_helper ("stop", m->unit, &none, err);
 }

@@ -6,7 +6,6 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/cgroups/stats.h"
@@ -43,20 +42,12 @@ emit_stats (cgroup_manager *m, const char *id, container_out_fn emit, void *arg,
   return 0;
 }
 
-static long
-now_ms (void)
-{
-  struct timespec t;
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 /* Stats every INTERVAL ms and OOM kills, until the init exits or its cgroups go. */
 static int
 watch (container_handle *h, cgroup_manager *m, long interval, container_out_fn emit, void *arg, ocisbx_err **err)
 {
   cleanup_close int oom_fd = cgroup_oom_fd (m, err);
-  long next = now_ms ();
+  long long next = monotonic_ms ();
 
   if (oom_fd < 0)
     {
@@ -66,7 +57,7 @@ watch (container_handle *h, cgroup_manager *m, long interval, container_out_fn e
   while (state_init_alive (h->st))
     {
       struct pollfd p = { .fd = oom_fd, .events = POLLIN };
-      long wait = next - now_ms ();
+      long long wait = next - monotonic_ms ();
       /* wake up at least every second to notice that the container is gone */
       int r = poll (oom_fd >= 0 ? &p : NULL, oom_fd >= 0, wait < 0 ? 0 : wait > 1000 ? 1000 : wait);
 
@@ -78,7 +69,7 @@ watch (container_handle *h, cgroup_manager *m, long interval, container_out_fn e
           if (o < 0 || (o > 0 && emit_oom (h->id, emit, arg, err) < 0))
             return -1;
         }
-      if (now_ms () >= next)
+      if (monotonic_ms () >= next)
         {
           if (emit_stats (m, h->id, emit, arg, err) < 0)
             {

@@ -10,21 +10,12 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/log.h"
 #include "core/utils.h"
 
 #define HOOK_OUTPUT_MAX 4096
-
-static long long
-now_ms (void)
-{
-  struct timespec ts;
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 static void
 trim (char *s)
@@ -82,7 +73,7 @@ run_one (const oci_hook *h, size_t idx, const char *state_json, const char *phas
   cleanup_close int in_w = -1, in_r = -1, out_r = -1, out_w = -1, pidfd = -1;
   char out[HOOK_OUTPUT_MAX + 1];
   size_t out_len = 0;
-  long long deadline = h->timeout && *h->timeout > 0 ? now_ms () + *h->timeout * 1000LL : -1;
+  long long deadline = h->timeout && *h->timeout > 0 ? monotonic_ms () + *h->timeout * 1000LL : -1;
   pid_t pid;
   int status = 0, r;
   bool exited = false, timed_out = false;
@@ -135,7 +126,7 @@ run_one (const oci_hook *h, size_t idx, const char *state_json, const char *phas
         timeout = 0; /* just drain what is there: a daemon child may hold the pipe */
       else if (deadline >= 0)
         {
-          long long left = deadline - now_ms ();
+          long long left = deadline - monotonic_ms ();
           if (left <= 0)
             {
               kill (pid, SIGKILL);

@@ -308,17 +308,14 @@ idmap_plan_free (idmap_plan *plan)
   plan->newuidmap = plan->newgidmap = NULL;
 }
 
-/* HELPER PID C H S ...: its stderr (and stdout) become part of the error. */
+/* newuidmap/newgidmap (HELPER) PID C H S ...: its output becomes part of the error. */
 static int
-run_helper (const char *helper, pid_t pid, const oci_id_mapping *m, size_t n, const char *field,
-            ocisbx_err **err)
+run_idmap_helper (const char *helper, pid_t pid, const oci_id_mapping *m, size_t n, const char *field,
+                  ocisbx_err **err)
 {
   cleanup_strv char **argv = xmalloc0 ((3 * n + 3) * sizeof (char *));
   char out[1024];
-  size_t len = 0;
-  int p[2], status;
-  pid_t child;
-  ssize_t r;
+  int status;
 
   argv[0] = xstrdup (helper);
   argv[1] = xasprintf ("%d", (int) pid);
@@ -328,45 +325,13 @@ run_helper (const char *helper, pid_t pid, const oci_id_mapping *m, size_t n, co
       argv[3 + 3 * i] = xasprintf ("%u", m[i].host_id);
       argv[4 + 3 * i] = xasprintf ("%u", m[i].size);
     }
-  if (pipe2 (p, O_CLOEXEC) < 0)
-    return err_set (err, errno, "%s: pipe", field);
-  child = fork ();
-  if (child < 0)
-    {
-      close (p[0]);
-      close (p[1]);
-      return err_set (err, errno, "%s: fork %s", field, helper);
-    }
-  if (child == 0)
-    {
-      sigset_t none;
-      int devnull = open ("/dev/null", O_RDONLY | O_CLOEXEC);
-      sigemptyset (&none);
-      sigprocmask (SIG_SETMASK, &none, NULL);
-      if (devnull >= 0)
-        dup2 (devnull, 0);
-      dup2 (p[1], 1);
-      dup2 (p[1], 2);
-      syscall (SYS_close_range, 3U, ~0U, 0U); /* --preserve-fds are not for the helper */
-      execv (helper, argv);
-      dprintf (2, "exec: %s", strerror (errno));
-      _exit (127);
-    }
-  close (p[1]);
-  while (len < sizeof out - 1 && ((r = read (p[0], out + len, sizeof out - 1 - len)) > 0 || (r < 0 && errno == EINTR)))
-    if (r > 0)
-      len += (size_t) r;
-  close (p[0]);
-  while (waitpid (child, &status, 0) < 0)
-    if (errno != EINTR)
-      return err_set (err, errno, "%s: wait for %s", field, helper);
-  while (len > 0 && (out[len - 1] == '\n' || out[len - 1] == ' '))
-    len--;
-  out[len] = '\0';
+  status = run_program (helper, argv, -1, out, sizeof out, err);
+  if (status < 0)
+    return err_wrap (err, "%s", field);
   if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
     return err_set (err, 0, "user namespace: %s: %s failed (%s %d)%s%s", field, helper,
                     WIFEXITED (status) ? "exit status" : "signal",
-                    WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status), len ? ": " : "", out);
+                    WIFEXITED (status) ? WEXITSTATUS (status) : WTERMSIG (status), *out ? ": " : "", out);
   return 0;
 }
 
@@ -379,10 +344,10 @@ idmap_write (pid_t pid, const oci_linux *lx, const idmap_plan *plan, ocisbx_err 
       < 0)
     return -1;
   if (plan->uid_helper
-      && run_helper (plan->newuidmap, pid, lx->uid_mappings, lx->uid_mappings_len, ".linux.uidMappings", err) < 0)
+      && run_idmap_helper (plan->newuidmap, pid, lx->uid_mappings, lx->uid_mappings_len, ".linux.uidMappings", err) < 0)
     return -1;
   if (plan->gid_helper
-      && run_helper (plan->newgidmap, pid, lx->gid_mappings, lx->gid_mappings_len, ".linux.gidMappings", err) < 0)
+      && run_idmap_helper (plan->newgidmap, pid, lx->gid_mappings, lx->gid_mappings_len, ".linux.gidMappings", err) < 0)
     return -1;
   return 0;
 }
