@@ -58,7 +58,7 @@ cg_parse_access (const char *s, unsigned *out)
 }
 
 static void
-push (cg_dev_rule **v, size_t *n, cg_dev_rule r)
+push_dev_rule (cg_dev_rule **v, size_t *n, cg_dev_rule r)
 {
   *v = realloc (*v, (*n + 1) * sizeof **v);
   if (*v == NULL)
@@ -88,32 +88,28 @@ cg_dev_rules (const oci_resources *r, bool defaults, cg_dev_rule **out, size_t *
         rule.major = *d->major;
       if (d->minor && *d->minor >= 0)
         rule.minor = *d->minor;
-      push (&v, &len, rule);
+      push_dev_rule (&v, &len, rule);
     }
   for (size_t i = 0; defaults && i < sizeof default_rules / sizeof default_rules[0]; i++)
-    push (&v, &len, default_rules[i]);
+    push_dev_rule (&v, &len, default_rules[i]);
   *out = steal_ptr (&v);
   *n = len;
   return 0;
 }
 
-/* A rule for every device of both types ("a", no numbers): it resets the cgroup to
-   allow or deny all, whatever came before it (the kernel ignores its access). */
-static bool
-is_reset (const cg_dev_rule *r)
+bool
+cg_dev_is_reset (const cg_dev_rule *r)
 {
   return r->access != 0 && r->type == 'a' && r->major < 0 && r->minor < 0;
 }
 
-/* The rules that matter: those after the last reset, which gives the default
-   (*ALLOW; deny all when there is none). */
-static size_t
-last_reset (const cg_dev_rule *rules, size_t n, bool *allow)
+size_t
+cg_dev_last_reset (const cg_dev_rule *rules, size_t n, bool *allow)
 {
   size_t k = 0;
   *allow = false;
   for (size_t i = 0; i < n; i++)
-    if (is_reset (&rules[i]))
+    if (cg_dev_is_reset (&rules[i]))
       {
         k = i + 1;
         *allow = rules[i].allow;
@@ -175,7 +171,7 @@ cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocis
   cleanup_close int deny = -1;
   cleanup_close int allow = -1;
   bool allow_all;
-  size_t k = last_reset (rules, n, &allow_all);
+  size_t k = cg_dev_last_reset (rules, n, &allow_all);
 
   if (h == NULL)
     return cg_set_h (m, h, "devices", "devices.deny", "a", false, ".linux.resources.devices", err);
@@ -239,7 +235,7 @@ cg_dev_emulate_v1 (const cg_dev_rule *rules, size_t n, cg_dev_exc_list *out)
       const cg_dev_rule *r = &rules[i];
       if (r->access == 0)
         continue;
-      if (is_reset (r))
+      if (cg_dev_is_reset (r))
         {
           len = 0;
           if (r->allow)

@@ -39,25 +39,13 @@ enum
   R5, /* minor */
 };
 
-static bool
-is_reset (const cg_dev_rule *r)
-{
-  return r->type == 'a' && r->major < 0 && r->minor < 0;
-}
-
 int
 cg_ebpf_build (const cg_dev_rule *rules, size_t n, struct bpf_insn **out, size_t *len)
 {
   struct bpf_insn *p = xmalloc0 ((8 + n * 12) * sizeof *p);
-  size_t k = 0, start = 0;
-  bool dflt = false;
-
-  for (size_t i = 0; i < n; i++)
-    if (is_reset (&rules[i]) && rules[i].access != 0)
-      {
-        dflt = rules[i].allow;
-        start = i + 1;
-      }
+  size_t k = 0;
+  bool dflt;
+  size_t start = cg_dev_last_reset (rules, n, &dflt);
 
   p[k++] = LDX_W (R2, R1, 0);
   p[k++] = ALU32_IMM (BPF_AND, R2, 0xffff);
@@ -72,7 +60,7 @@ cg_ebpf_build (const cg_dev_rule *rules, size_t n, struct bpf_insn **out, size_t
       struct bpf_insn blk[12];
       size_t b = 0, jumps[8], nj = 0;
 
-      if (r->access == 0 || is_reset (r))
+      if (r->access == 0 || cg_dev_is_reset (r))
         continue;
       if (r->type != 'a')
         {

@@ -198,6 +198,12 @@ typedef struct cg_dev_rule
 } cg_dev_rule;
 /* The full list: resources.devices, then the default allow list. */
 int cg_dev_rules (const oci_resources *r, bool defaults, cg_dev_rule **out, size_t *n, ocisbx_err **err);
+/* R resets the cgroup to allow or deny all, whatever came before it: a rule for every
+   device of both types ("a", no numbers) with some access (the kernel ignores which). */
+bool cg_dev_is_reset (const cg_dev_rule *r);
+/* The index of the first rule that matters, the one after the last reset, which gives
+   the default (*ALLOW; deny all when there is none). */
+size_t cg_dev_last_reset (const cg_dev_rule *rules, size_t n, bool *allow);
 int cg_devices_v1 (const cgroup_manager *m, const cg_dev_rule *rules, size_t n, ocisbx_err **err);
 /* On update: only the difference to devices.list, never a moment of deny-all (when
    both are deny-by-default; else as cg_devices_v1). */
