@@ -33,8 +33,10 @@
 
 static const char *unit;
 
+/* WHAT UNIT: the bus error E (else errno R) on stderr, which ocisbx makes its error's
+   message; returns the exit status 1. */
 static int
-fail (const char *what, int r, const sd_bus_error *e)
+report_error (const char *what, int r, const sd_bus_error *e)
 {
   if (e && sd_bus_error_is_set (e))
     fprintf (stderr, "%s %s: %s\n", what, unit, e->message ? e->message : e->name);
@@ -211,7 +213,7 @@ wait_job (sd_bus *bus, job_wait *w, sd_bus_message *reply, const char *what)
   const char *job, *result;
   int r = sd_bus_message_read (reply, "o", &job);
   if (r < 0)
-    return fail (what, r, NULL);
+    return report_error (what, r, NULL);
   result = job_result (bus, w, job);
   if (strcmp (result, "done") != 0)
     {
@@ -247,15 +249,15 @@ main (int argc, char **argv)
   cmd = argv[1];
   unit = argv[2];
   if ((r = bus_open (&bus)) < 0)
-    return fail ("connect to systemd for", r, NULL);
+    return report_error ("connect to systemd for", r, NULL);
   if (strcmp (cmd, "start") == 0 || strcmp (cmd, "stop") == 0)
     {
       /* the JobRemoved signals: matched before the call, enabled by Subscribe */
       if ((r = sd_bus_match_signal (bus, NULL, NULL, PATH, MANAGER, "JobRemoved", on_job_removed, &w)) < 0)
-        return fail ("watch the jobs of", r, NULL);
+        return report_error ("watch the jobs of", r, NULL);
       if ((r = sd_bus_call_method (bus, DEST, PATH, MANAGER, "Subscribe", &e, NULL, "")) < 0
           && !sd_bus_error_has_name (&e, "org.freedesktop.systemd1.AlreadySubscribed"))
-        return fail ("Subscribe for", r, &e);
+        return report_error ("Subscribe for", r, &e);
       sd_bus_error_free (&e);
     }
   if (strcmp (cmd, "start") == 0)
@@ -264,9 +266,9 @@ main (int argc, char **argv)
       if ((r = sd_bus_message_new_method_call (bus, &m, DEST, PATH, MANAGER, "StartTransientUnit")) < 0
           || (r = sd_bus_message_append (m, "ss", unit, "replace")) < 0 || (r = append_properties (m)) < 0
           || (r = sd_bus_message_append (m, "a(sa(sv))", 0)) < 0)
-        return fail ("StartTransientUnit", r, NULL);
+        return report_error ("StartTransientUnit", r, NULL);
       if ((r = sd_bus_call (bus, m, 0, &e, &reply)) < 0)
-        rc = fail ("StartTransientUnit", r, &e);
+        rc = report_error ("StartTransientUnit", r, &e);
       else
         rc = wait_job (bus, &w, reply, "StartTransientUnit");
     }
@@ -274,15 +276,15 @@ main (int argc, char **argv)
     {
       if ((r = sd_bus_message_new_method_call (bus, &m, DEST, PATH, MANAGER, "SetUnitProperties")) < 0
           || (r = sd_bus_message_append (m, "sb", unit, 1)) < 0 || (r = append_properties (m)) < 0)
-        return fail ("SetUnitProperties", r, NULL);
+        return report_error ("SetUnitProperties", r, NULL);
       if ((r = sd_bus_call (bus, m, 0, &e, &reply)) < 0)
-        rc = fail ("SetUnitProperties", r, &e);
+        rc = report_error ("SetUnitProperties", r, &e);
     }
   else if (strcmp (cmd, "stop") == 0)
     {
       r = sd_bus_call_method (bus, DEST, PATH, MANAGER, "StopUnit", &e, &reply, "ss", unit, "replace");
       if (r < 0 && !sd_bus_error_has_name (&e, "org.freedesktop.systemd1.NoSuchUnit"))
-        rc = fail ("StopUnit", r, &e);
+        rc = report_error ("StopUnit", r, &e);
       else if (r >= 0)
         rc = wait_job (bus, &w, reply, "StopUnit");
       reset_failed (bus);

@@ -30,7 +30,7 @@ open_checked (const char *path, int flags, long magic)
 
 /* Open what joining hierarchy H takes: its cgroup2 directory, or its v1 "tasks" file. */
 static bool
-open_hierarchy (cgroup_join *j, const cgroup_hierarchy *h)
+open_join_target (cgroup_join *j, const cgroup_hierarchy *h)
 {
   cleanup_free char *tasks = NULL;
   int fd;
@@ -74,7 +74,7 @@ cgroup_join_prepare (const cgroup_manager *m, cgroup_join *j)
   for (size_t i = 0; i < n && ok; i++)
     {
       cgroup_hierarchy h = cgroup_hierarchy_at (m, i);
-      ok = open_hierarchy (j, &h);
+      ok = open_join_target (j, &h);
     }
   j->usable = ok;
   if (!j->usable)

@@ -68,7 +68,7 @@ cgroup_serialize (const cgroup_manager *m)
      systemd UNIT<TAB>SLICE                                   (--systemd-cgroup)
      h CREATED NAME<TAB>CONTROLLERS<TAB>V2<TAB>PATH            (each hierarchy)   */
 static int
-parse_text (const char *text, cgroup_state *s, ocisbx_err **err)
+parse_old_text (const char *text, cgroup_state *s, ocisbx_err **err)
 {
   cleanup_free char *copy = xstrdup (text);
   char *save = NULL;
@@ -142,7 +142,7 @@ cgroup_state_parse (const char *serialized, cgroup_state **out, ocisbx_err **err
       return 0;
     }
   s = xmalloc0 (sizeof *s);
-  if (parse_text (p, s, err) < 0)
+  if (parse_old_text (p, s, err) < 0)
     {
       cgroup_state_free (s);
       return -1;

@@ -125,7 +125,7 @@ open_cgroup_dir (const char *path, bool *is_tree)
    cgroup2 for "unified" only was wrong) the hierarchy's root answers, as it did
    before, and the source follows from that answer. */
 static int
-open_hierarchy (const rootfs_ctx *ctx, int dirfd, const char *name, int *srcfd, bool *is_tree,
+open_cgroup_source (const rootfs_ctx *ctx, int dirfd, const char *name, int *srcfd, bool *is_tree,
                 char **src, ocisbx_err **err)
 {
   bool v2, guess = strcmp (name, "unified") == 0;
@@ -271,7 +271,7 @@ v1_entry (const char *name, unsigned char type, void *arg)
         return err_set (w->err, errno, "symlink cgroup `%s`", name);
       return 0;
     }
-  r = open_hierarchy (w->ctx, w->hosts, name, &srcfd, &is_tree, &src, w->err);
+  r = open_cgroup_source (w->ctx, w->hosts, name, &srcfd, &is_tree, &src, w->err);
   if (r <= 0)
     return r;
   return bind_hierarchy (w->ctx, w->top, name, srcfd, is_tree, src, w->o, w->err);

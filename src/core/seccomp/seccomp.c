@@ -199,7 +199,7 @@ uses_notify (const oci_seccomp *sc)
 }
 
 static int
-validate_syscall (const oci_syscall *s, size_t i, ocisbx_err **err)
+check_syscall_rule (const oci_syscall *s, size_t i, ocisbx_err **err)
 {
   uint32_t act;
   int op;
@@ -260,7 +260,7 @@ seccomp_validate (const oci_seccomp *sc, ocisbx_err **err)
         return err_set (err, 0, FIELD ".flags[%zu]: %s is not supported by this kernel", i, sc->flags[i]);
     }
   for (size_t i = 0; i < sc->syscalls_len; i++)
-    if (validate_syscall (&sc->syscalls[i], i, err) < 0)
+    if (check_syscall_rule (&sc->syscalls[i], i, err) < 0)
       return -1;
   if (uses_notify (sc))
     {

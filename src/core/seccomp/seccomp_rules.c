@@ -85,7 +85,7 @@ multiplexed (const char *name)
 }
 
 static void
-push (sc_rule **r, size_t *n, size_t *cap, const sc_rule *x)
+push_sc_rule (sc_rule **r, size_t *n, size_t *cap, const sc_rule *x)
 {
   if (*n == *cap)
     {
@@ -126,7 +126,7 @@ expand (const oci_syscall *s, size_t i, uint32_t act, sc_rule **r, size_t *n, si
       if (!split)
         {
           x.ncmp = s->args_len;
-          push (r, n, cap, &x);
+          push_sc_rule (r, n, cap, &x);
           continue;
         }
       /* libseccomp cannot AND two comparisons of one argument: like runc, each
@@ -136,7 +136,7 @@ expand (const oci_syscall *s, size_t i, uint32_t act, sc_rule **r, size_t *n, si
           sc_rule one = x;
           one.ncmp = 1;
           one.cmp[0] = x.cmp[j];
-          push (r, n, cap, &one);
+          push_sc_rule (r, n, cap, &one);
         }
     }
 }
