@@ -44,6 +44,8 @@ struct cgroup_manager
   int (*record) (void *arg, const char *serialized, ocisbx_err **err);
   void *record_arg;
 };
+void cg_manager_freep (cgroup_manager **m);
+#define cleanup_cg_manager __attribute__ ((cleanup (cg_manager_freep)))
 
 /* ---- layout.c ---- */
 /* Own cgroups: parsed lines of /proc/self/cgroup. */
@@ -88,14 +90,23 @@ void cg_fake_clear (const char *dir);
 /* Remove the cgroup DIR and its sub-cgroups, killing what is left in them. */
 int cg_remove_tree (const cgroup_manager *m, const char *dir, ocisbx_err **err);
 
-/* ---- lookups (cgroups.c) ---- */
+/* ---- the manager's hierarchies (cgroups.c) ---- */
 /* The hierarchy that carries controller C (v1), or the cgroup2 one on v2; NULL if none. */
 cg_hier *cg_find (const cgroup_manager *m, const char *c);
 cg_hier *cg_unified (const cgroup_manager *m);
 /* The hierarchy used to list processes. */
 cg_hier *cg_main (const cgroup_manager *m);
+/* FS_ROOT is a plain directory tree standing in for the hierarchies (unit tests). */
+bool cg_plain_tree (const char *fs_root);
+/* Add to M the hierarchies the container joins, with their paths from CC. */
+int cg_find_hierarchies (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err);
+/* H's dir from M's fs_root, H's name and H's path. */
+void cg_set_dir (const cgroup_manager *m, cg_hier *h);
+/* M's path: cg_main ()'s, or "/". */
+void cg_pick_path (cgroup_manager *m);
+bool cg_is_dir (const char *p);
 
-/* Remove the cgroup of H and the parents we created (cgroups.c). */
+/* Remove the cgroup of H and the parents we created (ops.c). */
 int cg_remove_hier (cgroup_manager *m, cg_hier *h, ocisbx_err **err);
 
 /* ---- rootless.c ---- */
@@ -149,6 +160,11 @@ void cg_v1_rt_release (const cgroup_manager *m, const cg_hier *h);
 int cg_v2_freeze (cgroup_manager *m, cg_hier *h, bool freeze, ocisbx_err **err);
 
 /* ---- resources ---- */
+/* linux.resources.unified on a layout other than v2: runc's error. */
+int cg_check_unified (const cgroup_manager *m, const oci_resources *res, ocisbx_err **err);
+/* RES (NULL: none) onto the files of every hierarchy, devices included: all of it at
+   create, on UPDATE only what it sets (the devices only when it carries rules). */
+int cg_apply_resources (cgroup_manager *m, const oci_resources *res, bool update, ocisbx_err **err);
 /* A write with error reporting in terms of the config field.  When the controller
    or the file is missing: error naming FIELD, unless NOOP (the value asks nothing). */
 int cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const char *value, bool noop,

@@ -1,5 +1,6 @@
 /* cgroups: writing one resource, with errors named after the config field;
-   linux.resources.unified (raw cgroup2 files). */
+   linux.resources.unified (raw cgroup2 files); all of linux.resources at create and
+   update (cg_apply_resources: v1 or v2, unified, devices). */
 #include <config.h>
 
 #include <errno.h>
@@ -98,4 +99,59 @@ cg_apply_unified (cgroup_manager *m, const oci_resources *r, ocisbx_err **err)
       return err_wrap (err, ".linux.resources.unified[\"%s\"]", k);
     }
   return 0;
+}
+
+/* linux.resources.unified names cgroup2 files: on v1 and on hybrid (v1 controllers,
+   whatever the unified hierarchy carries) an error, in runc's words. */
+int
+cg_check_unified (const cgroup_manager *m, const oci_resources *res, ocisbx_err **err)
+{
+  if (m->layout == CGROUP_LAYOUT_V2 || res == NULL || res->unified.len == 0)
+    return 0;
+  return err_set (err, 0, "invalid configuration: .linux.resources.unified: cannot use unified on cgroup v1 (this "
+                          "host has the %s layout)",
+                  cgroup_layout_name (m->layout));
+}
+
+int
+cg_apply_resources (cgroup_manager *m, const oci_resources *res, bool update, ocisbx_err **err)
+{
+  cleanup_free cg_dev_rule *rules = NULL;
+  size_t nrules = 0;
+  static const oci_resources empty;
+
+  if (res == NULL)
+    res = &empty;
+  if (m->layout == CGROUP_LAYOUT_V2)
+    {
+      if (cg_apply_v2 (m, res, update, err) < 0)
+        return -1;
+    }
+  else if (cg_apply_v1 (m, res, update, err) < 0)
+    return -1;
+  if (res->unified.len > 0 && cg_apply_unified (m, res, err) < 0)
+    return -1;
+
+  /* Devices: at create always (deny all, the rules, the default allow list); on
+     update only when the update carries rules. */
+  if ((update && res->devices_len == 0) || m->rootless)
+    return 0;
+  if (cg_dev_rules (res, true, &rules, &nrules, err) < 0)
+    return -1;
+  if (m->layout == CGROUP_LAYOUT_V2)
+    {
+      cg_hier *u = cg_unified (m);
+      if (m->fake)
+        return 0;
+      if (cg_ebpf_attach (u->dir, rules, nrules, err) < 0)
+        return err_wrap (err, ".linux.resources.devices");
+      return 0;
+    }
+  if (cg_find (m, "devices") == NULL)
+    {
+      if (res->devices_len == 0)
+        return 0;
+      return err_set (err, 0, ".linux.resources.devices: the devices cgroup controller is not mounted");
+    }
+  return update ? cg_devices_v1_update (m, rules, nrules, err) : cg_devices_v1 (m, rules, nrules, err);
 }
