@@ -259,6 +259,12 @@ sig_ignored() {
 	[ "${lines[1]}" = "sh -c echo \$\$; cat /proc/1/cmdline | tr \"\\0\" \" \" " ]
 }
 
+@test "process: leads its own session and process group, without a terminal too (as runc)" {
+	in_container sh -c 'read -r pid comm state ppid pgrp sid rest </proc/self/stat; echo "$pid $pgrp $sid"'
+	[ "$status" -eq 0 ]
+	[ "$output" = "1 1 1" ]
+}
+
 @test "process: no file descriptors leak into the container" {
 	# the test holds extra fds (bats' 3, and 5, 7 here): none may reach the process
 	exec 5</dev/null 7>"$TESTDIR/seven"

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include "core/process/process.h"
 #include "core/container/state.h"
 #include "core/container/sync.h"
+#include "core/container/sync_transport.h"
 #include "core/utils.h"
 #include "unit.h"
 #include "unit_files.h"
@@ -540,6 +542,80 @@ test_sync_channel (void)
   close (pp[1]);
 }
 
+/* sync_mount_server for test_sync_steps: /dev/null for mount 3. */
+static int
+open_null_source (void *arg, size_t index, int child_fd, ocisbx_err **err)
+{
+  int *calls = arg;
+
+  (*calls)++;
+  if (index != 3 || child_fd != -1)
+    return err_set (err, EINVAL, "mount %zu", index);
+  return open ("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+/* The protocol's steps, both sides: the child's in a forked process. */
+static void
+test_sync_steps (void)
+{
+  int fds[2], calls = 0, master = -1, status = 0;
+  sync_mount_server ms = { open_null_source, &calls };
+  ocisbx_err *err = NULL;
+  char *payload = NULL;
+  pid_t pid, got = 0;
+
+  CHECK (sync_pair (fds, &err) == 0);
+  pid = fork ();
+  if (pid == 0)
+    {
+      int src, pp[2];
+      close (fds[0]);
+      if (sync_report_pid (fds[1], 42, &err) < 0 || sync_wait_go (fds[1], &payload, &err) < 0 || payload == NULL
+          || strcmp (payload, "creating") != 0 || strcmp (payload + 9, "created") != 0)
+        _exit (1);
+      src = sync_ask_mount_source (fds[1], 3, -1, &err);
+      if (src < 0 || sync_run_parent_hooks (fds[1], &err) < 0 || sync_send_listener (fds[1], 7, &err) < 0)
+        _exit (2);
+      if (pipe (pp) < 0 || sync_ready (fds[1], pp[0], &err) < 0)
+        _exit (3);
+      _exit (0); /* end-of-file: sync_wait_exec */
+    }
+  CHECK (pid > 0);
+  close (fds[1]);
+  CHECK (sync_recv_pid (fds[0], &got, &err) == 0 && got == 42);
+  CHECK (sync_send_go (fds[0], "creating\0created", 17, &err) == 0);
+  CHECK (sync_wait_hooks (fds[0], &ms, &err) == 0 && calls == 1); /* served on the way */
+  CHECK (sync_hooks_done (fds[0], &err) == 0);
+  {
+    int child_fd = -1;
+    CHECK (sync_recv_listener (fds[0], &ms, &child_fd, &err) == 0 && child_fd == 7);
+  }
+  CHECK (sync_ack_listener (fds[0], &err) == 0);
+  CHECK (sync_wait_ready (fds[0], &ms, &master, &err) == 0 && master >= 0);
+  CHECK (sync_wait_exec (fds[0], &err) == 0);
+  CHECK (waitpid (pid, &status, 0) == pid && WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  if (master >= 0)
+    close (master);
+  close (fds[0]);
+  err_freep (&err);
+
+  /* a request nobody serves (exec: no server), and a child's failure at the end */
+  CHECK (sync_pair (fds, &err) == 0);
+  CHECK (sync_ready (fds[1], -1, &err) == 0); /* not the awaited step */
+  CHECK (sync_wait_hooks (fds[0], NULL, &err) < 0 && err && err->errnum == EPROTO);
+  err_freep (&err);
+  {
+    ocisbx_err *peer = NULL;
+    err_set (&peer, ENOENT, "exec: \"x\"");
+    sync_send_error (fds[1], peer);
+    err_free (peer);
+  }
+  CHECK (sync_wait_exec (fds[0], &err) < 0 && err && err->errnum == ENOENT);
+  err_freep (&err);
+  close (fds[1]);
+  close (fds[0]);
+}
+
 static void
 test_process_prepare (void)
 {
@@ -630,5 +706,5 @@ test_error_size (void)
 
 UNIT_MAIN (T (test_signal_names), T (test_ids), T (test_capabilities), T (test_rlimits), T (test_cpuset),
            T (test_path_lookup), T (test_namespace_names), T (test_namespace_plan), T (test_state_roundtrip),
-           T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_process_prepare),
+           T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_sync_steps), T (test_process_prepare),
            T (test_passwd_field), T (test_state_dir_remove), T (test_close_fds_except), T (test_error_size))

@@ -104,6 +104,10 @@ cgroup_join_self (cgroup_join *j, ocisbx_err **err)
       j->tasks[i] = -1;
     }
   j->n_tasks = 0;
+  /* the clone used it; the runtime's memory cgroup only serves the hand-off */
+  close_fd (&j->v2_dir);
+  if (j->memory < 0)
+    close_fd (&j->memory_home);
   return 0;
 }
 

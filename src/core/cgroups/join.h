@@ -44,8 +44,8 @@ typedef struct cgroup_join
 void cgroup_join_init (cgroup_join *j);
 /* Parent: open what the child needs; j->usable false means "use cgroup_enter". */
 void cgroup_join_prepare (const cgroup_manager *m, cgroup_join *j);
-/* Child, first thing after the clone: join every v1 hierarchy (closing the files but
-   j->memory). */
+/* Child, first thing after the clone: join every v1 hierarchy (closing every file but
+   j->memory and j->memory_home, kept for the exec stub's hand-off). */
 int cgroup_join_self (cgroup_join *j, ocisbx_err **err);
 void cgroup_join_close (cgroup_join *j);
 

@@ -187,7 +187,8 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
       c->parent_hooks = h->prestart_len || h->create_runtime_len;
       c->child_hooks = h->create_container_len || h->start_container_len;
     }
-  c->pdeathsig = foreground && !o->detach;
+  /* `run` in the foreground: the init dies with us */
+  c->proc.pdeathsig = foreground && !o->detach ? SIGKILL : 0;
   /* the init's order (container_init.c) */
   if (c->userns || (c->ns.new_flags & CLONE_NEWCGROUP))
     c->go_at = INIT_GO_AFTER_JOIN;
@@ -294,11 +295,36 @@ protect_exec (create_ctx *c, ocisbx_err **err)
 
   if (c->cfg->process == NULL)
     return 0; /* nothing will be executed: no filter either, it is the process's */
-  if (spawn_protect_exec (lx ? lx->seccomp : NULL, c->o->root, &c->seccomp, &c->proc, c->caller_mask, err) < 0)
+  return spawn_protect_exec (SPAWN_CREATE, lx ? lx->seccomp : NULL, c->o->root, &c->seccomp, &c->proc,
+                             c->caller_mask, err);
+}
+
+/* A bind source for the init in a user namespace (mounts_runtime_source), from inside
+   its mount namespace (c->mount_server: sync_ask_mount_source's answer). */
+static int
+open_mount_source (void *arg, size_t index, int child_fd, ocisbx_err **err)
+{
+  create_ctx *c = arg;
+  int fd;
+  ns_saved saved;
+
+  if (ns_enter_mount_of (c->sp.pidfd, c->sp.pid, &saved, err) < 0)
     return -1;
-  /* a listener's fd goes through us, and we are there only until SYNC_READY */
-  c->proc.filter_early = seccomp_prog_has_listener (c->seccomp);
-  return 0;
+  if (index == ROOTFS_SOURCE)
+    {
+      fd = open (c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (fd < 0)
+        err_set (err, errno, "open `%s`", c->rootfs);
+    }
+  else
+    fd = mounts_runtime_source (c->cfg, c->bundle, c->rootfs, index, child_fd, err);
+  if (ns_leave (&saved, fd < 0 ? NULL : err) < 0 || fd < 0)
+    {
+      if (fd >= 0)
+        close (fd);
+      return err_wrap (err, "rootfs");
+    }
+  return fd;
 }
 
 static int
@@ -310,8 +336,10 @@ clone_init (create_ctx *c, ocisbx_err **err)
   if (spawn_open (&c->sp, c->o->console_socket, err) < 0)
     return -1;
   /* In a user namespace the init cannot idmap host file systems nor reach host paths of
-     host root's: it asks us (recv_from_init). */
+     host root's: it asks us (open_mount_source). */
   c->mount_help = c->userns && geteuid () == 0;
+  if (c->mount_help)
+    c->mount_server = (sync_mount_server){ open_mount_source, c };
   c->rctx = (rootfs_ctx){
     .cfg = c->cfg,
     .rootfs = c->rootfs,
@@ -363,17 +391,16 @@ clone_init (create_ctx *c, ocisbx_err **err)
 static int
 adopt_grandchild (create_ctx *c, ocisbx_err **err)
 {
-  sync_msg m;
+  pid_t pid;
   int fd;
 
   if (!(c->ns.join_user && (c->ns.new_flags & CLONE_NEWPID)))
     return 0;
-  if (sync_recv (c->sp.sync_parent, SYNC_PID, &m, err) < 0)
+  if (sync_recv_pid (c->sp.sync_parent, &pid, err) < 0)
     return -1;
-  sync_msg_clear (&m);
   while (waitpid (c->sp.pid, NULL, 0) < 0 && errno == EINTR)
     ;
-  c->sp.pid = m.value;
+  c->sp.pid = pid;
   fd = syscall (SYS_pidfd_open, c->sp.pid, 0);
   if (c->sp.pidfd >= 0)
     close (c->sp.pidfd);
@@ -402,14 +429,9 @@ init_environment (create_ctx *c, ocisbx_err **err)
       if (idmap_write (c->sp.pid, lx, &c->idmap, err) < 0)
         return -1;
     }
-  if (c->proc.has_oom_score_adj)
-    {
-      char path[64], val[16];
-      snprintf (path, sizeof path, "/proc/%d/oom_score_adj", (int) c->sp.pid);
-      snprintf (val, sizeof val, "%d", c->proc.oom_score_adj);
-      if (write_proc_file (path, val, strlen (val), err) < 0)
-        return err_wrap (err, "process.oomScoreAdj");
-    }
+  /* the init is in its user namespace: lowering it needs our CAP_SYS_RESOURCE (spawn.h) */
+  if (process_set_oom_score_adj (&c->proc, c->sp.pid, err) < 0)
+    return -1;
   if (!c->cgj.usable && cgroup_enter (c->cgroup, c->sp.pid, err) < 0)
     return err_wrap (err, "cgroups");
   if (c->child_hooks)
@@ -423,54 +445,7 @@ init_environment (create_ctx *c, ocisbx_err **err)
       memcpy (payload + la + 1, b, lb);
       len = la + lb + 2;
     }
-  return sync_send (c->sp.sync_parent, SYNC_GO, 0, payload, len, -1, err);
-}
-
-/* A bind source for the init in a user namespace (mounts_runtime_source), from inside
-   its mount namespace, sent back. */
-static int
-serve_mount_source (create_ctx *c, const sync_msg *req, ocisbx_err **err)
-{
-  cleanup_close int fd = -1;
-  ns_saved saved;
-
-  if (!c->mount_help)
-    return err_set (err, EPROTO, "sync: unexpected mount-source message");
-  if (ns_enter_mount_of (c->sp.pidfd, c->sp.pid, &saved, err) < 0)
-    return -1;
-  if ((size_t) req->value == ROOTFS_SOURCE)
-    {
-      fd = open (c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-      if (fd < 0)
-        err_set (err, errno, "open `%s`", c->rootfs);
-    }
-  else
-    fd = mounts_runtime_source (c->cfg, c->bundle, c->rootfs, (size_t) req->value, req->fd, err);
-  if (ns_leave (&saved, fd < 0 ? NULL : err) < 0 || fd < 0)
-    return err_wrap (err, "rootfs");
-  return sync_send (c->sp.sync_parent, SYNC_MOUNT_SOURCE, req->value, NULL, 0, fd, err);
-}
-
-/* The init's next step WANT; on the way, the bind sources it asks for while it mounts. */
-static int
-recv_from_init (create_ctx *c, sync_type want, sync_msg *m, ocisbx_err **err)
-{
-  for (;;)
-    {
-      int r;
-
-      if (sync_recv_either (c->sp.sync_parent, want, SYNC_MOUNT_SOURCE, m, err) < 0)
-        return -1;
-      if (m->type == (uint32_t) want)
-        return 0;
-      r = serve_mount_source (c, m, err);
-      sync_msg_clear (m);
-      if (r < 0)
-        {
-          sync_send_error (c->sp.sync_parent, *err);
-          return -1;
-        }
-    }
+  return sync_send_go (c->sp.sync_parent, payload, len, err);
 }
 
 static int
@@ -478,13 +453,11 @@ parent_hooks (create_ctx *c, ocisbx_err **err)
 {
   const oci_hooks *h = c->cfg->hooks;
   cleanup_free char *created = NULL, *creating = NULL;
-  sync_msg m;
 
   if (!c->parent_hooks)
     return 0;
-  if (recv_from_init (c, SYNC_HOOKS, &m, err) < 0)
+  if (sync_wait_hooks (c->sp.sync_parent, &c->mount_server, err) < 0)
     return -1;
-  sync_msg_clear (&m);
   /* prestart (deprecated) sees "created", as crun and the runtime-tools suite have it;
      createRuntime "creating", as runc */
   created = create_state_json (c, STATUS_CREATED);
@@ -492,35 +465,24 @@ parent_hooks (create_ctx *c, ocisbx_err **err)
   if (hooks_run (h->prestart, h->prestart_len, created, "prestart", NULL, err) < 0
       || hooks_run (h->create_runtime, h->create_runtime_len, creating, "createRuntime", NULL, err) < 0)
     return -1;
-  return sync_send (c->sp.sync_parent, SYNC_HOOKS_DONE, 0, NULL, 0, -1, err);
+  return sync_hooks_done (c->sp.sync_parent, err);
 }
 
 static int
 seccomp_listener (create_ctx *c, ocisbx_err **err)
 {
   cleanup_free char *state = NULL;
-  sync_msg m;
 
   if (c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp))
     return 0;
-  if (recv_from_init (c, SYNC_SECCOMP, &m, err) < 0)
-    return -1;
-  sync_msg_clear (&m);
   state = create_state_json (c, STATUS_CREATING);
-  return spawn_hand_off_listener (&c->sp, c->cfg->linux_->seccomp, m.value, state, err);
+  return spawn_hand_off_listener (&c->sp, &c->mount_server, c->cfg->linux_->seccomp, state, err);
 }
 
 static int
 wait_ready (create_ctx *c, ocisbx_err **err)
 {
-  sync_msg m;
-
-  if (recv_from_init (c, SYNC_READY, &m, err) < 0)
-    return -1;
-  c->sp.master = m.fd;
-  m.fd = -1;
-  sync_msg_clear (&m);
-  return 0;
+  return sync_wait_ready (c->sp.sync_parent, &c->mount_server, &c->sp.master, err);
 }
 
 static int

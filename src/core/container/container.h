@@ -12,12 +12,13 @@
  *           uid/gid maps, oomScoreAdj, cgroup    -> SYNC_GO
  *           prestart + createRuntime hooks       (when the init asks)
  *           <- SYNC_READY: pid file, state file  status "created"
- *   child   (container_init.c) namespaces, rootfs_setup, createContainer hooks,
- *           pivot_root, pty, rootfs_finalize, process set-up (process.h), executable
- *           resolved -> SYNC_READY; blocks opening the exec fifo until `start`;
+ *   child   (container_init.c) spawn_child_enter (spawn.h), namespaces, rootfs_setup,
+ *           createContainer hooks, pivot_root, pty, rootfs_finalize, process set-up
+ *           (process.h), executable resolved -> SYNC_READY; blocks opening the exec fifo until `start`;
  *           startContainer hooks, seccomp, execve
- * The messages between the two: sync.h.  exec (exec.h) spawns its process the same way
- * (spawn.h) and its child runs the same process steps (process.h).
+ * The steps between the two: sync.h.  exec (exec.h) spawns its process the same way
+ * (spawn.h), its child begins with the same first step (spawn_child_enter) and runs the
+ * same process steps (process.h).
  * Any failure: one message, and nothing is left (init killed, cgroups and state dir removed).
  */
 #ifndef OCISBX_CONTAINER_H

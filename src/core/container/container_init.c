@@ -63,32 +63,24 @@ new_keyring (const create_ctx *c, ocisbx_err **err)
   return 0;
 }
 
-/* rootfs_ctx.runtime_source: the runtime's answer (container.c: recv_from_init). */
+/* rootfs_ctx.runtime_source: the runtime's answer (container.c: open_mount_source). */
 static int
 ask_runtime_source (void *arg, size_t index, int fd, ocisbx_err **err)
 {
   init_state *s = arg;
-  sync_msg m;
-  int got;
 
-  if (sync_send (s->sock, SYNC_MOUNT_SOURCE, (int32_t) index, NULL, 0, fd, err) < 0
-      || sync_recv (s->sock, SYNC_MOUNT_SOURCE, &m, err) < 0)
-    return -1;
-  got = steal_fd (&m.fd);
-  sync_msg_clear (&m);
-  if (got < 0)
-    return err_set (err, EPROTO, "mounts[%zu]: no source from the runtime", index);
-  return got;
+  return sync_ask_mount_source (s->sock, index, fd, err);
 }
 
+/* process.terminal: the pty, which is also the container's /dev/console. */
 static int
-setup_terminal (init_state *s, int rootfd, ocisbx_err **err)
+setup_console (init_state *s, int rootfd, ocisbx_err **err)
 {
   create_ctx *c = s->c;
 
   if (!c->proc.terminal)
     return 0;
-  /* the master goes to the parent with SYNC_READY when it relays */
+  /* the master goes to the parent with SYNC_READY (sync_ready) when it relays */
   if (spawn_child_pty (&c->sp, &c->proc, &s->master, &s->slave, err) < 0)
     return -1;
   if (devices_setup_console (rootfd, s->slave, err) < 0)
@@ -122,15 +114,19 @@ fork_init (init_state *s, ocisbx_err **err)
     return -1;
   if (pid > 0)
     {
-      if (sync_send (s->sock, SYNC_PID, pid, NULL, 0, -1, err) < 0)
+      if (sync_report_pid (s->sock, pid, err) < 0)
         {
           kill (pid, SIGKILL);
           return -1;
         }
       _exit (0);
     }
-  if (s->c->pdeathsig)
-    prctl (PR_SET_PDEATHSIG, SIGKILL); /* not inherited */
+  /* not inherited: the parent-death signal, and the leadership of the session
+     (spawn_child_enter), which the pty needs (process_setup) */
+  if (s->c->proc.pdeathsig)
+    prctl (PR_SET_PDEATHSIG, s->c->proc.pdeathsig);
+  if (setsid () < 0)
+    return err_set (err, errno, "setsid");
   return 0;
 }
 
@@ -139,14 +135,14 @@ fork_init (init_state *s, ocisbx_err **err)
 static int
 wait_go (init_state *s, ocisbx_err **err)
 {
-  sync_msg go;
+  char *states;
 
-  if (sync_recv (s->sock, SYNC_GO, &go, err) < 0)
+  if (sync_wait_go (s->sock, &states, err) < 0)
     return -1;
-  if (go.payload)
+  if (states)
     {
-      s->state_creating = go.payload; /* kept until execve */
-      s->state_created = go.payload + strlen (go.payload) + 1;
+      s->state_creating = states; /* kept until execve */
+      s->state_created = states + strlen (states) + 1;
     }
   return 0;
 }
@@ -210,13 +206,8 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
     return -1;
   if (c->go_at == INIT_GO_BEFORE_HOOKS && wait_go (s, err) < 0)
     return -1;
-  if (c->parent_hooks)
-    {
-      sync_msg m;
-      if (sync_send (s->sock, SYNC_HOOKS, 0, NULL, 0, -1, err) < 0
-          || sync_recv (s->sock, SYNC_HOOKS_DONE, &m, err) < 0)
-        return -1;
-    }
+  if (c->parent_hooks && sync_run_parent_hooks (s->sock, err) < 0)
+    return -1;
   if (h && hooks_run (h->create_container, h->create_container_len, s->state_creating, "createContainer", NULL,
                       err) < 0)
     return -1;
@@ -226,7 +217,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
   rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (rootfd < 0)
     return err_set (err, errno, "open / of the container");
-  if (setup_terminal (s, rootfd, err) < 0)
+  if (setup_console (s, rootfd, err) < 0)
     return -1;
   make_cwd (p->cwd);
   if (rootfs_finalize (&c->rctx, err) < 0)
@@ -238,7 +229,6 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
     return -1;
   if (c->go_at == INIT_GO_BEFORE_PROCESS && wait_go (s, err) < 0)
     return -1;
-  p->pdeathsig = c->pdeathsig ? SIGKILL : 0;
   /* the filter too when p->filter_early (a listener: process_final.c) */
   slave = steal_fd (&s->slave);
   if (process_apply (p, slave, 3 + c->preserve_fds, s->sock, exe, err) < 0)
@@ -285,29 +275,10 @@ container_init (create_ctx *c)
   ocisbx_err *err = NULL;
   char *exe = NULL;
 
-  /* The lock belongs to the parent: our copy of its fd would hold it until execve. */
-  close (c->lockfd);
-  close (c->sp.sync_parent);
-  close (c->rootfd);
-  if (c->pdeathsig)
-    prctl (PR_SET_PDEATHSIG, SIGKILL);
-
-  /* execCPUAffinity.initial applies before the cgroups are joined */
-  if (c->proc.cpu_initial)
-    sched_setaffinity (0, c->proc.cpuset_size, c->proc.cpu_initial);
-  if (c->cgj.usable && cgroup_join_self (&c->cgj, &err) < 0)
-    {
-      sync_send_error (s.sock, err);
-      _exit (127);
-    }
-  if (c->cgj.memory >= 0 && c->cgj.memory_home >= 0)
-    {
-      c->proc.memcg_handoff = true;
-      c->proc.memcg_home = c->cgj.memory_home;
-      c->proc.memcg = c->cgj.memory;
-    }
-  if (init_setup (&s, &exe, &err) == 0
-      && sync_send (s.sock, SYNC_READY, 0, NULL, 0, c->sp.relay ? s.master : -1, &err) == 0)
+  /* First the steps exec's child takes too (spawn.h): the parent's fds closed (the
+     lock would be held until execve), the cgroups joined, a session of our own. */
+  if (spawn_child_enter (&c->sp, &c->rootfd, &c->lockfd, &c->cgj, &c->proc, &err) == 0
+      && init_setup (&s, &exe, &err) == 0 && sync_ready (s.sock, c->sp.relay ? s.master : -1, &err) == 0)
     {
       s.ready = true;
       if (s.master >= 0)

@@ -10,6 +10,7 @@
 #include "core/cgroups/cgroups.h"
 #include "core/container/container.h"
 #include "core/container/spawn.h"
+#include "core/container/sync.h"
 #include "core/container/handle.h"
 #include "core/ns/namespaces.h"
 #include "core/process/process.h"
@@ -57,9 +58,9 @@ typedef struct create_ctx
   process_plan proc;
   rootfs_ctx rctx;
   bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
+  sync_mount_server mount_server; /* with mount_help: how (sync.h); else none */
   bool userns;        /* new or joined user namespace */
   bool own_mntns;     /* a new mount namespace (else the runtime's own, or one joined) */
-  bool pdeathsig;     /* `run` in the foreground: the init dies with us */
   int preserve_fds;   /* --preserve-fds + LISTEN_FDS */
   bool child_hooks;   /* createContainer or startContainer hooks exist */
   bool parent_hooks;  /* prestart or createRuntime hooks exist */

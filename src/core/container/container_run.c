@@ -20,6 +20,7 @@
 #include "core/log.h"
 #include "core/container/notify.h"
 #include "core/process/terminal.h"
+#include "core/container/sync.h"
 #include "core/utils.h"
 
 /* PID: the init's, which we reaped (c->sp.pid is 0 by then). */
@@ -61,14 +62,12 @@ run_poststart (create_ctx *c)
 {
   const oci_hooks *h = c->cfg->hooks;
   cleanup_free char *doc = NULL;
-  char b;
-  ssize_t n;
+  cleanup_err ocisbx_err *e = NULL;
 
   if (h == NULL || h->poststart_len == 0)
     return;
-  do
-    n = recv (c->sp.sync_parent, &b, 1, 0);
-  while (n > 0 || (n < 0 && errno == EINTR));
+  /* whatever it says: after SYNC_READY a failing init reports on its stderr */
+  sync_wait_exec (c->sp.sync_parent, &e);
   doc = create_state_json (c, STATUS_RUNNING);
   hooks_run_all (h->poststart, h->poststart_len, doc, "poststart");
 }

@@ -188,18 +188,12 @@ prepare (exec_ctx *c, ocisbx_err **err)
     return -1;
   if (lsm_validate (c->plan.apparmor_profile, c->plan.selinux_label, err) < 0)
     return -1;
-  return spawn_check_terminal (&c->sp, SPAWN_EXEC, &c->plan, o->console_socket, o->detach, err);
-}
-
-/* The seccomp filter, and how the process is executed (spawn.h): MAY RE-EXECUTE the
-   command.  We hold the container's lock, which the exec releases (O_CLOEXEC), and
-   nothing else exists yet.  The new image starts with the caller's signal mask. */
-static int
-protect_exec (exec_ctx *c, ocisbx_err **err)
-{
-  const oci_linux *lx = c->spec.cfg->linux_;
-
-  return spawn_protect_exec (lx ? lx->seccomp : NULL, c->o->root, &c->seccomp, &c->plan, &c->sigmask, err);
+  if (spawn_check_terminal (&c->sp, SPAWN_EXEC, &c->plan, o->console_socket, o->detach, err) < 0)
+    return -1;
+  /* Last, the seccomp filter, and how the process is executed (spawn.h): MAY RE-EXECUTE
+     the command.  We hold the container's lock, which the exec releases (O_CLOEXEC), and
+     nothing else exists yet.  The new image starts with the caller's signal mask. */
+  return spawn_protect_exec (SPAWN_EXEC, lx ? lx->seccomp : NULL, o->root, &c->seccomp, &c->plan, &c->sigmask, err);
 }
 
 static int
@@ -304,52 +298,25 @@ clone_process (exec_ctx *c, ocisbx_err **err)
     {
       if (cgroup_enter (c->h.cg, c->sp.pid, err) < 0)
         return err_wrap (err, "cgroups");
-      if (sync_send (c->sp.sync_parent, SYNC_GO, 0, NULL, 0, -1, err) < 0)
+      if (sync_send_go (c->sp.sync_parent, NULL, 0, err) < 0)
         return -1;
     }
   return 0;
 }
 
-/* Until the child has called execve (end-of-file on the channel) or failed (its
-   message).  Returns 0, or -1 with *err the child's error. */
+/* Until the child has called execve or failed (its message in *err). */
 static int
 wait_exec (exec_ctx *c, ocisbx_err **err)
 {
-  bool listener = c->seccomp && seccomp_prog_has_listener (c->seccomp);
-  sync_msg m;
-  char byte;
-  ssize_t n;
-
-  if (c->sp.relay)
+  if (c->sp.relay && sync_wait_ready (c->sp.sync_parent, NULL, &c->sp.master, err) < 0)
+    return -1;
+  if (c->seccomp && seccomp_prog_has_listener (c->seccomp))
     {
-      if (sync_recv (c->sp.sync_parent, SYNC_READY, &m, err) < 0)
-        return -1;
-      c->sp.master = m.fd;
-      m.fd = -1;
-      sync_msg_clear (&m);
-    }
-  if (listener)
-    {
-      cleanup_free char *state = NULL;
-      if (sync_recv (c->sp.sync_parent, SYNC_SECCOMP, &m, err) < 0)
-        return -1;
-      sync_msg_clear (&m);
-      state = container_state_doc (c->h.st, STATUS_RUNNING, false);
-      if (spawn_hand_off_listener (&c->sp, c->spec.cfg->linux_->seccomp, m.value, state, err) < 0)
+      cleanup_free char *state = container_state_doc (c->h.st, STATUS_RUNNING, false);
+      if (spawn_hand_off_listener (&c->sp, NULL, c->spec.cfg->linux_->seccomp, state, err) < 0)
         return -1;
     }
-  do
-    n = recv (c->sp.sync_parent, &byte, 1, MSG_PEEK);
-  while (n < 0 && errno == EINTR);
-  if (n == 0)
-    return 0; /* end-of-file: execve closed the channel */
-  /* a message, or a failure (the child's error may wait behind it: sync_recv) */
-  if (sync_recv (c->sp.sync_parent, SYNC_ERROR, &m, err) == 0)
-    {
-      sync_msg_clear (&m);
-      return err_set (err, EPROTO, "exec: unexpected message from the process");
-    }
-  return -1;
+  return sync_wait_exec (c->sp.sync_parent, err);
 }
 
 /* The child failed before execve: its exit code says how. */
@@ -377,7 +344,7 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
 
   if (open_running (c, err) < 0 || open_init (c, err) < 0 || prepare (c, err) < 0)
     return -1;
-  if (protect_exec (c, err) < 0 || prepare_tree (c, err) < 0 || prepare_cgroups (c, err) < 0)
+  if (prepare_tree (c, err) < 0 || prepare_cgroups (c, err) < 0)
     return -1;
   if (clone_process (c, err) < 0)
     return -1;

@@ -11,7 +11,10 @@
  *     cgroup): the child is born in the container's pid namespace, as our child
  *     (--kill-tree: it executes the stub as the tree's reaper, which forks the
  *     process and kills its whole tree when it ends: src/dmz/tree.h)
- *                                              v1 cgroups ("0" > tasks), rlimits
+ *                                              spawn_child_enter (spawn.h): v1
+ *                                              cgroups ("0" > tasks), setsid ...
+ *                                              rlimits, oomScoreAdj (still outside
+ *                                              the user namespace)
  *                                              setns(pidfd, user first + the rest)
  *                                              chroot to the init's root, pty
  *                                              caps / user / cwd / nnp / label

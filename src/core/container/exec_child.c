@@ -10,7 +10,6 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,49 +69,33 @@ enter_root (exec_ctx *c, ocisbx_err **err)
   return 0;
 }
 
+/* process.terminal: the pty; relayed, its master goes to the parent at once
+   (sync_ready), which starts relaying while we set the process up. */
 static int
-setup_terminal (exec_ctx *c, int *slave, ocisbx_err **err)
+setup_pty_and_ready (exec_ctx *c, int *slave, ocisbx_err **err)
 {
   cleanup_close int master = -1;
 
   if (spawn_child_pty (&c->sp, &c->plan, &master, slave, err) < 0)
     return -1;
-  /* relayed: the master goes to the parent now */
   if (c->sp.relay)
-    return sync_send (c->sp.sync_child, SYNC_READY, 0, NULL, 0, master, err);
+    return sync_ready (c->sp.sync_child, master, err);
   return 0;
 }
 
+/* After spawn_child_enter, until the process is set up. */
 static int
 setup (exec_ctx *c, char **exe, ocisbx_err **err)
 {
   process_plan *p = &c->plan;
   int slave = -1;
 
-  if (c->cgj.usable && cgroup_join_self (&c->cgj, err) < 0)
+  if (exec_parent_enters_cgroup (c) && sync_wait_go (c->sp.sync_child, NULL, err) < 0)
     return -1;
-  cgroup_join_close (&c->cgj);
-  if (exec_parent_enters_cgroup (c))
-    {
-      sync_msg go;
-      if (sync_recv (c->sp.sync_child, SYNC_GO, &go, err) < 0)
-        return -1;
-    }
-  if (p->cpu_initial)
-    sched_setaffinity (0, p->cpuset_size, p->cpu_initial);
-  /* Without a terminal, a session of its own here; with one, at terminal_make_stdio. */
-  if (!p->terminal && setsid () < 0)
-    return err_set (err, errno, "setsid");
-  /* rlimits above ours need CAP_SYS_RESOURCE of the host: before the user namespace */
-  if (process_apply_early (p, err) < 0)
+  /* Still outside the container's user namespace, where raising a hard rlimit or
+     lowering oomScoreAdj needs the host's CAP_SYS_RESOURCE (spawn.h). */
+  if (process_apply_early (p, err) < 0 || process_set_oom_score_adj (p, 0, err) < 0)
     return -1;
-  if (p->has_oom_score_adj)
-    {
-      char val[16];
-      snprintf (val, sizeof val, "%d", p->oom_score_adj);
-      if (write_proc_file ("/proc/self/oom_score_adj", val, strlen (val), err) < 0)
-        return err_wrap (err, "process.oomScoreAdj");
-    }
   if (join_namespaces (c, err) < 0)
     return -1;
   close_fd (&c->pidfd);
@@ -120,7 +103,7 @@ setup (exec_ctx *c, char **exe, ocisbx_err **err)
   if (enter_root (c, err) < 0)
     return -1;
 
-  if (p->terminal && setup_terminal (c, &slave, err) < 0)
+  if (p->terminal && setup_pty_and_ready (c, &slave, err) < 0)
     return -1;
   return process_apply (p, slave, 3 + c->o->preserve_fds, c->sp.sync_child, exe, err);
 }
@@ -131,16 +114,10 @@ exec_child (exec_ctx *c)
   ocisbx_err *err = NULL;
   char *exe = NULL;
 
-  /* A foreground exec tree: a runtime that dies while we are set up takes us along
-     (process_setup arms it again after a uid change, the reaper once more). */
-  if (c->plan.pdeathsig)
-    prctl (PR_SET_PDEATHSIG, c->plan.pdeathsig);
-  /* The parent's: the lock would otherwise be held until execve. */
-  close_fd (&c->h.dirfd);
-  close_fd (&c->h.rootfd);
-  close_fd (&c->sp.sync_parent);
-
-  if (setup (c, &exe, &err) == 0)
+  /* The parent's fds: the lock would otherwise be held until execve.  A foreground exec
+     tree's pdeathsig is the reaper's (process_setup arms it again after a uid change,
+     the reaper once more). */
+  if (spawn_child_enter (&c->sp, &c->h.rootfd, &c->h.dirfd, &c->cgj, &c->plan, &err) == 0 && setup (c, &exe, &err) == 0)
     process_finish_and_exec (&c->plan, exe, c->sp.sync_child, &err);
   sync_send_error (c->sp.sync_child, err);
   /* a program not found or not runnable: 127 or 126, as a shell says it; else 255 */

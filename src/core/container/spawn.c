@@ -3,6 +3,7 @@
 #include "core/container/spawn.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -61,7 +62,7 @@ spawn_check_terminal (spawn_ctx *s, spawn_kind kind, process_plan *p, const char
 }
 
 int
-spawn_protect_exec (const oci_seccomp *sc, const char *root, seccomp_prog **prog, process_plan *p,
+spawn_protect_exec (spawn_kind kind, const oci_seccomp *sc, const char *root, seccomp_prog **prog, process_plan *p,
                     const sigset_t *mask, ocisbx_err **err)
 {
   if (sc)
@@ -71,6 +72,10 @@ spawn_protect_exec (const oci_seccomp *sc, const char *root, seccomp_prog **prog
         return err_wrap (err, "config.json: .linux.seccomp");
     }
   p->seccomp = *prog;
+  /* A listener's fd goes through the parent, and create's is there only until
+     SYNC_READY: the init loads such a filter early (process_final.c).  Exec's parent
+     waits until the process runs. */
+  p->filter_early = kind == SPAWN_CREATE && *prog && seccomp_prog_has_listener (*prog);
   return dmz_prepare (p, *prog, mask, err);
 }
 
@@ -122,15 +127,20 @@ spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, ocisbx_err **err)
 }
 
 int
-spawn_hand_off_listener (spawn_ctx *s, const oci_seccomp *sc, int child_fd, const char *state, ocisbx_err **err)
+spawn_hand_off_listener (spawn_ctx *s, const sync_mount_server *ms, const oci_seccomp *sc, const char *state,
+                         ocisbx_err **err)
 {
-  cleanup_close int nfd = seccomp_fetch_listener_fd (s->pid, child_fd, err);
+  cleanup_close int nfd = -1;
+  int child_fd;
 
+  if (sync_recv_listener (s->sync_parent, ms, &child_fd, err) < 0)
+    return -1;
+  nfd = seccomp_fetch_listener_fd (s->pid, child_fd, err);
   if (nfd < 0)
     return -1;
   if (seccomp_send_listener_pid (sc, nfd, s->pid, state, err) < 0)
     return -1;
-  return sync_send (s->sync_parent, SYNC_SECCOMP_ACK, 0, NULL, 0, -1, err);
+  return sync_ack_listener (s->sync_parent, err);
 }
 
 void
@@ -143,6 +153,34 @@ spawn_kill (spawn_ctx *s)
   while (waitpid (s->pid, NULL, 0) < 0 && errno == EINTR)
     ;
   s->pid = 0;
+}
+
+int
+spawn_child_enter (spawn_ctx *s, int *root_fd, int *dir_fd, cgroup_join *cgj, process_plan *p, ocisbx_err **err)
+{
+  /* a runtime that dies while we are set up takes us along (process_setup arms it
+     again after the uid change) */
+  if (p->pdeathsig)
+    prctl (PR_SET_PDEATHSIG, p->pdeathsig);
+  close_fd (root_fd);
+  close_fd (dir_fd); /* the lock would otherwise be held until execve */
+  close_fd (&s->sync_parent);
+  /* before the transition into the container's cgroups (runtime-spec) */
+  if (p->cpu_initial)
+    sched_setaffinity (0, p->cpuset_size, p->cpu_initial);
+  if (cgj->usable && cgroup_join_self (cgj, err) < 0)
+    return -1;
+  if (cgj->memory >= 0 && cgj->memory_home >= 0)
+    {
+      p->memcg_handoff = true;
+      p->memcg_home = cgj->memory_home;
+      p->memcg = cgj->memory;
+    }
+  /* as runc: a session of its own, whose leader makes a pty its controlling terminal
+     (process_setup) */
+  if (setsid () < 0)
+    return err_set (err, errno, "setsid");
+  return 0;
 }
 
 int

@@ -13,16 +13,30 @@
  *   spawn_clone             the clone, straight into the cgroup when it can
  *                           (CLONE_INTO_CGROUP), else without it (the parent then joins
  *                           the child to its cgroups)
- *   spawn_child_pty         (in the child) the pty, sent to the console socket or kept
- *                           for the relay
  *   spawn_hand_off_listener the seccomp listener's fd, taken from the child, to the agent
  *   spawn_relay_start, spawn_wait, spawn_relay_finish
  *                           the foreground: signals forwarded, the pty relayed
  *   spawn_free              fds closed, our terminal restored; on failure the child
  *                           killed (pidfd, else its pid) and reaped
  *
- * The child's half is one sequence too: process.h (process_apply_early, process_apply,
- * process_finish_and_exec). */
+ * The child's half, create's init (container_init.c) and exec's process (exec_child.c)
+ * alike, begins and ends with the same steps:
+ *
+ *   spawn_child_enter       first: the parent-death signal, the parent's fds closed,
+ *                           execCPUAffinity.initial, the cgroups joined (cgroups/join.h:
+ *                           on v1 the memory cgroup kept for the exec stub), setsid
+ *   spawn_child_pty         the pty, sent to the console socket or kept for the relay
+ *   process.h               process_apply, process_finish_and_exec: the process's
+ *                           credentials, the executable, the seccomp filter, execve
+ *
+ * Between them the two differ where their jobs do (container_init.c, exec_child.c): the
+ * init is born in its new namespaces and builds the container; exec's child joins the
+ * init's namespaces and root.  Hence too the two places of what needs the host's
+ * privileges over the process (process_apply_early's rlimits and scheduler, oomScoreAdj
+ * when lowered): exec's child sets them itself before it joins the container's user
+ * namespace; the init is born in its user namespace, so its parent writes its
+ * oomScoreAdj (before SYNC_GO), and the init applies process_apply_early last, after its
+ * mounts and hooks, which the process's limits must not constrain. */
 #ifndef OCISBX_SPAWN_H
 #define OCISBX_SPAWN_H
 
@@ -31,6 +45,7 @@
 #include <sys/types.h>
 
 #include "core/cgroups/join.h"
+#include "core/container/sync.h"
 #include "core/error.h"
 #include "core/process/process.h"
 #include "core/process/terminal.h"
@@ -63,10 +78,11 @@ typedef enum spawn_kind
 int spawn_check_terminal (spawn_ctx *s, spawn_kind kind, process_plan *p, const char *console_socket, bool detached,
                           ocisbx_err **err);
 /* SC (may be NULL: none) prepared into *PROG with its cache under ROOT (--root, NULL:
-   the default); then P's exec protection (dmz_prepare): may re-execute the command,
+   the default), and where the child loads it (p->filter_early: create's, with a
+   listener); then P's exec protection (dmz_prepare): may re-execute the command,
    starting the new image with MASK (NULL: unchanged). */
-int spawn_protect_exec (const oci_seccomp *sc, const char *root, seccomp_prog **prog, process_plan *p,
-                        const sigset_t *mask, ocisbx_err **err);
+int spawn_protect_exec (spawn_kind kind, const oci_seccomp *sc, const char *root, seccomp_prog **prog,
+                        process_plan *p, const sigset_t *mask, ocisbx_err **err);
 int spawn_open (spawn_ctx *s, const char *console_socket, ocisbx_err **err);
 /* Non-dumpable now (our memory and fds reach into the host), and the child with us. */
 int spawn_nondumpable (ocisbx_err **err);
@@ -75,12 +91,19 @@ int spawn_nondumpable (ocisbx_err **err);
    child the slow way: cgroup_enter).  Returns 0 in the child, the pid in the parent
    (s->pid, s->pidfd), or -1. */
 pid_t spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, ocisbx_err **err);
-/* The child sent SYNC_SECCOMP with CHILD_FD, its listener: taken (pidfd_getfd), sent to
-   SC's listenerPath with the state document STATE, acknowledged (SYNC_SECCOMP_ACK). */
-int spawn_hand_off_listener (spawn_ctx *s, const oci_seccomp *sc, int child_fd, const char *state, ocisbx_err **err);
+/* The child's seccomp listener (sync_recv_listener, serving MS on the way): taken
+   (pidfd_getfd), sent to SC's listenerPath with the state document STATE, acknowledged
+   (sync_ack_listener). */
+int spawn_hand_off_listener (spawn_ctx *s, const sync_mount_server *ms, const oci_seccomp *sc, const char *state,
+                             ocisbx_err **err);
 /* Kill the child (through its pidfd, else its pid) and reap it. */
 void spawn_kill (spawn_ctx *s);
 
+/* In the child, its first step (above): P's pdeathsig armed; ROOT_FD (--root), DIR_FD
+   (the state dir, locked) and s->sync_parent closed; P's cpu_initial set, before the
+   cgroups of CGJ are joined (p->memcg_* for the exec stub's hand-off); a new session. */
+int spawn_child_enter (spawn_ctx *s, int *root_fd, int *dir_fd, cgroup_join *cgj, process_plan *p,
+                       ocisbx_err **err);
 /* In the child: process.terminal's pty, *SLAVE for the process's stdio (its owner P's
    user, the size P's), *MASTER for the relay, or -1 once sent to the console socket
    (which is closed then). */

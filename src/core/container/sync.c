@@ -1,5 +1,6 @@
 #include <config.h>
 #include "core/container/sync.h"
+#include "core/container/sync_transport.h"
 
 #include <errno.h>
 #include <string.h>

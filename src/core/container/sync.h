@@ -1,89 +1,105 @@
 /* The channel between the runtime (parent) and the process it spawns (spawn.h): one
  * SOCK_SEQPACKET socketpair, one message per step, each optionally carrying one fd.
+ * Each step is one function per side (sync_steps.c); create and exec call the same
+ * function wherever they take the same step.
  *
  * create (container.c, container_init.c):
  *
- *   parent                                  child (the init)
- *   clone ------------------------------->  (joins namespaces)
- *                 <-- SYNC_PID ----------   (only when it forks the real init)
- *   maps, cgroup  ---- SYNC_GO (state) -->  mounts ...  (received where create_prepare
- *                                           decided: init_go, container_internal.h)
- *                 <-- SYNC_MOUNT_SOURCE -   (in a user namespace: a bind source it cannot
- *   opens, idmaps ---- SYNC_MOUNT_SOURCE ->  open, or one to idmap; any number of times)
- *                 <-- SYNC_HOOKS --------   (only with prestart/createRuntime hooks)
- *   hooks         ---- SYNC_HOOKS_DONE -->  createContainer hooks, pivot_root, ...
- *                 <-- SYNC_SECCOMP (n) --   (only with a seccomp listener: filter_early)
- *   listener      ---- SYNC_SECCOMP_ACK ->
- *                 <-- SYNC_READY [pty] --   process set-up done; waits on the fifo
- *                 <-- end-of-file -------   `run` only: it executed the process
+ *   parent                                         child (the init)
+ *   spawn_clone --------------------------------->  spawn_child_enter, joins namespaces
+ *   sync_recv_pid           <-- SYNC_PID --------   sync_report_pid (only when it forks
+ *                                                   the real init: container_init.c)
+ *   maps, oomScoreAdj,
+ *   cgroup; sync_send_go    --- SYNC_GO (state) ->  sync_wait_go, where create_prepare
+ *                                                   decided (init_go, container_internal.h)
+ *                                                   mounts ...
+ *   (served while waiting)  <-- SYNC_MOUNT_SOURCE   sync_ask_mount_source (in a user
+ *   opens, idmaps           --- SYNC_MOUNT_SOURCE > namespace: a bind source it cannot
+ *                                                   open, or one to idmap; any number)
+ *   sync_wait_hooks         <-- SYNC_HOOKS -------  sync_run_parent_hooks (only with
+ *   hooks; sync_hooks_done  --- SYNC_HOOKS_DONE ->  prestart/createRuntime hooks)
+ *                                                   createContainer hooks, pivot_root, ...
+ *   sync_recv_listener      <-- SYNC_SECCOMP (n) -  sync_send_listener (only with a
+ *   hand-off; sync_ack_listener --- SYNC_SECCOMP_ACK >  seccomp listener: filter_early)
+ *   sync_wait_ready         <-- SYNC_READY [pty] -  sync_ready: process set-up done; waits
+ *                                                   on the exec fifo
+ *   sync_wait_exec          <-- end-of-file -----   `run` only: it executed the process
  *
  * exec (exec.c, exec_child.c):
  *
- *   clone ------------------------------->  (in the container's pid namespace)
- *   cgroup        ---- SYNC_GO ---------->  (only when the clone could not place it in
- *                                           the cgroup: the parent does)
- *                 <-- SYNC_READY pty ----   (only for a relayed terminal)
- *                 <-- SYNC_SECCOMP (n) --   (only with a seccomp listener)
- *   listener      ---- SYNC_SECCOMP_ACK ->
- *                 <-- end-of-file -------   it executed the process
+ *   spawn_clone --------------------------------->  spawn_child_enter (in the container's
+ *                                                   pid namespace)
+ *   cgroup; sync_send_go    --- SYNC_GO --------->  sync_wait_go (only when the clone could
+ *                                                   not place it in the cgroup: the parent
+ *                                                   does)
+ *   sync_wait_ready         <-- SYNC_READY pty --   sync_ready (only for a relayed terminal)
+ *   sync_recv_listener      <-- SYNC_SECCOMP (n) -  sync_send_listener (only with a
+ *   hand-off; sync_ack_listener --- SYNC_SECCOMP_ACK >  seccomp listener)
+ *   sync_wait_exec          <-- end-of-file -----   it executed the process
  *
  * Both:
- *   either side   <-- SYNC_ERROR msg -->    and exits
+ *   sync_send_error (either side) -- SYNC_ERROR msg --> and exits
  *
  * A child that dies shows as end-of-file to the parent.  A child that fails sends
  * SYNC_ERROR and exits: whatever the parent is doing then (sending SYNC_GO, waiting for
- * SYNC_READY), the child's message is what it reports.
+ * SYNC_READY), the child's message is what its step reports.
  */
 #ifndef OCISBX_SYNC_H
 #define OCISBX_SYNC_H
 
 #include <stddef.h>
-#include <stdint.h>
+#include <sys/types.h>
 
 #include "core/error.h"
 
-typedef enum sync_type
-{
-  SYNC_PID = 1, /* the init is a grandchild (joined user ns + new pid ns): its pid */
-  SYNC_GO,
-  SYNC_HOOKS,
-  SYNC_HOOKS_DONE,
-  SYNC_SECCOMP,
-  SYNC_SECCOMP_ACK,
-  SYNC_READY,
-  SYNC_ERROR,
-  SYNC_MOUNT_SOURCE, /* value: the config mount's index; fd: the source, both ways */
-} sync_type;
-
-/* Largest payload (an error message, the state JSON for the child's hooks). */
-#define SYNC_MAX_PAYLOAD (64 * 1024)
-
-typedef struct sync_msg
-{
-  uint32_t type;
-  int32_t errnum;  /* SYNC_ERROR */
-  int32_t value;   /* SYNC_PID: a pid; SYNC_SECCOMP: the listener's fd number */
-  uint32_t len;    /* of the payload */
-  int fd;          /* received with the message, or -1 */
-  char *payload;   /* malloc'd, NUL-terminated, or NULL */
-} sync_msg;
-
 /* fds[0] for the parent, fds[1] for the child; both O_CLOEXEC. */
 int sync_pair (int fds[2], ocisbx_err **err);
-/* Send one message; FD >= 0 goes along with SCM_RIGHTS.  When the send fails and the
-   peer left a SYNC_ERROR in our queue (it failed, then went), *err is the peer's
-   message, as for sync_recv. */
-int sync_send (int sock, sync_type type, int32_t value, const void *payload, size_t len, int fd,
-               ocisbx_err **err);
 /* Report ERR to the other side (best effort). */
 void sync_send_error (int sock, const ocisbx_err *err);
-/* Receive one message of type WANT.  A SYNC_ERROR becomes *err (the peer's message),
-   also when the receive itself fails first (ECONNRESET: the peer exited with a message
-   of ours unread, its error queued behind); end-of-file becomes "waiting for WANT: the
-   other side exited" with errnum EPIPE. */
-int sync_recv (int sock, sync_type want, sync_msg *msg, ocisbx_err **err);
-/* The same for a message of type WANT or ALSO (msg->type says which). */
-int sync_recv_either (int sock, sync_type want, sync_type also, sync_msg *msg, ocisbx_err **err);
-void sync_msg_clear (sync_msg *msg);
+
+/* ---- the child's steps ---- */
+
+/* SYNC_PID: the init is a grandchild (a joined user namespace and a new pid
+   namespace): its pid. */
+int sync_report_pid (int sock, pid_t pid, ocisbx_err **err);
+/* SYNC_GO: the parent has done its part (id maps, oomScoreAdj, cgroups).  *PAYLOAD
+   (PAYLOAD may be NULL: dropped): what came with it, malloc'd, or NULL. */
+int sync_wait_go (int sock, char **payload, ocisbx_err **err);
+/* SYNC_MOUNT_SOURCE both ways: the bind source of the config's mount INDEX (FD: the
+   init's copy of it, or -1), opened or idmapped by the runtime.  Returns the fd. */
+int sync_ask_mount_source (int sock, size_t index, int fd, ocisbx_err **err);
+/* SYNC_HOOKS, then SYNC_HOOKS_DONE: the parent ran the prestart and createRuntime hooks. */
+int sync_run_parent_hooks (int sock, ocisbx_err **err);
+/* SYNC_SECCOMP with the listener's fd number (the parent takes it with pidfd_getfd),
+   then SYNC_SECCOMP_ACK: handed to the agent. */
+int sync_send_listener (int sock, int listener_fd, ocisbx_err **err);
+/* SYNC_READY, with the pty master for the parent's relay (or -1). */
+int sync_ready (int sock, int master, ocisbx_err **err);
+
+/* ---- the parent's steps ---- */
+
+/* The child's requests for bind sources (sync_ask_mount_source) that come while the
+   parent waits for its next step: OPEN_SOURCE returns the fd to send back, for the
+   config's mount INDEX (CHILD_FD: the child's copy, or -1, closed after the call).  Create's parent for an init
+   in a user namespace; NULL everywhere else: such a request is then an error. */
+typedef struct sync_mount_server
+{
+  int (*open_source) (void *arg, size_t index, int child_fd, ocisbx_err **err);
+  void *arg;
+} sync_mount_server;
+
+int sync_recv_pid (int sock, pid_t *pid, ocisbx_err **err);
+/* PAYLOAD (LEN bytes, may be NULL) goes with it. */
+int sync_send_go (int sock, const void *payload, size_t len, ocisbx_err **err);
+int sync_wait_hooks (int sock, const sync_mount_server *ms, ocisbx_err **err);
+int sync_hooks_done (int sock, ocisbx_err **err);
+/* *CHILD_FD: the listener's fd number in the child. */
+int sync_recv_listener (int sock, const sync_mount_server *ms, int *child_fd, ocisbx_err **err);
+int sync_ack_listener (int sock, ocisbx_err **err);
+/* *MASTER: the pty master that came with it, or -1. */
+int sync_wait_ready (int sock, const sync_mount_server *ms, int *master, ocisbx_err **err);
+/* Until the child executed its process (end-of-file: the channel is O_CLOEXEC) or
+   failed (its message becomes *err). */
+int sync_wait_exec (int sock, ocisbx_err **err);
 
 #endif

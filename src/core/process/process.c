@@ -401,6 +401,23 @@ process_apply_early (const process_plan *plan, ocisbx_err **err)
 }
 
 int
+process_set_oom_score_adj (const process_plan *plan, pid_t pid, ocisbx_err **err)
+{
+  char path[64], val[16];
+
+  if (!plan->has_oom_score_adj)
+    return 0;
+  if (pid == 0)
+    snprintf (path, sizeof path, "/proc/self/oom_score_adj");
+  else
+    snprintf (path, sizeof path, "/proc/%d/oom_score_adj", (int) pid);
+  snprintf (val, sizeof val, "%d", plan->oom_score_adj);
+  if (write_proc_file (path, val, strlen (val), err) < 0)
+    return err_wrap (err, "process.oomScoreAdj");
+  return 0;
+}
+
+int
 process_capset (uint64_t effective, uint64_t permitted, uint64_t inheritable)
 {
   struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };

@@ -3,15 +3,17 @@
  * applied by the child in a fixed order.  Create's init (container_init.c) and exec's
  * child (exec_child.c) call the same three steps:
  *
- *   process_apply_early     rlimits, personality, ioPriority, scheduler (still privileged)
+ *   process_apply_early     rlimits, personality, ioPriority, scheduler (still privileged;
+ *                           where each child calls it: spawn.h)
  *   process_apply           (process_final.c) process_setup: cwd (as root; again as the
  *                           user if that failed), HOME, the bounding set, groups/gid/uid,
- *                           capability sets, ambient set, umask, stdio on the terminal,
+ *                           capability sets, ambient set, umask, stdio on the terminal
+ *                           (its controlling one: the session is spawn_child_enter's),
  *                           no_new_privs, LSM exec label, fds beyond stdio and the
  *                           preserved ones CLOEXEC; process_resolve: args[0] by PATH of
  *                           process.env, as the final user; the seccomp filter only when
  *                           the plan says filter_early
- *   (create: SYNC_READY, exec fifo, startContainer hooks)
+ *   (create: sync_ready, exec fifo, startContainer hooks)
  *   process_finish_and_exec final CPU affinity, signal mask, exec stub's arguments and
  *                           memory cgroup hand-off; THEN the seccomp filter (unless
  *                           filter_early), the one capset it may need, execve
@@ -136,13 +138,17 @@ void process_plan_free (process_plan *plan);
 
 /* Child steps, in order (see above). */
 int process_apply_early (const process_plan *plan, ocisbx_err **err);
+/* process.oomScoreAdj, written for the process PID (0: the caller itself).  Lowering it
+   needs CAP_SYS_RESOURCE of the host: the writer is whoever is still outside the
+   container's user namespace (spawn.h: exec's child itself, the init's parent). */
+int process_set_oom_score_adj (const process_plan *plan, pid_t pid, ocisbx_err **err);
 /* TTY_SLAVE (or -1) becomes stdio and is closed; fds from KEEP_FDS on become CLOEXEC. */
 int process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err);
 /* The executable's path for args[0], into a malloc'd *PATH. */
 int process_resolve (const process_plan *plan, char **path, ocisbx_err **err);
 
 /* process_final.c.  A filter with a listener hands its fd's number to the parent over
-   SYNC_SOCK (SYNC_SECCOMP, then it waits for SYNC_SECCOMP_ACK). */
+   SYNC_SOCK (sync_send_listener, sync.h). */
 /* process_setup (TTY_SLAVE, KEEP_FDS), process_resolve (*PATH), then the filter when
    plan->filter_early. */
 int process_apply (process_plan *plan, int tty_slave, int keep_fds, int sync_sock, char **path, ocisbx_err **err);

@@ -23,9 +23,10 @@
    filter as well.
 
    The exception: a filter with a SCMP_ACT_NOTIFY listener.  Its fd reaches the agent
-   through the parent (SYNC_SECCOMP and its ack: sendmsg(2), recvfrom(2), recvmsg(2)),
-   and create's parent is there only until SYNC_READY: create's parent sets the plan's
-   filter_early for such a filter, and its init loads it at the end of process_apply,
+   through the parent (sync_send_listener: SYNC_SECCOMP and its ack, sendmsg(2),
+   recvfrom(2), recvmsg(2)), and create's parent is there only until SYNC_READY:
+   spawn_protect_exec sets the plan's filter_early for such a filter of create's, and
+   its init loads it at the end of process_apply,
    before it reports ready, so SYNC_READY, the exec fifo (openat, write), the
    startContainer hooks and the steps before the filter here run under it.  runc also
    loads the filter before it sends the listener fd.  `exec`'s parent waits until the
@@ -54,7 +55,6 @@ static int
 load_filter (const process_plan *plan, int sync_sock, ocisbx_err **err)
 {
   int nfd = -1, r;
-  sync_msg ack;
 
   if (plan->seccomp == NULL)
     return 0;
@@ -63,11 +63,7 @@ load_filter (const process_plan *plan, int sync_sock, ocisbx_err **err)
   if (nfd < 0)
     return 0;
   /* the parent takes the fd by its number (pidfd_getfd) and hands it to the agent */
-  r = sync_send (sync_sock, SYNC_SECCOMP, nfd, NULL, 0, -1, err);
-  if (r == 0)
-    r = sync_recv (sync_sock, SYNC_SECCOMP_ACK, &ack, err);
-  if (r == 0)
-    sync_msg_clear (&ack);
+  r = sync_send_listener (sync_sock, nfd, err);
   close (nfd);
   return r;
 }
@@ -84,11 +80,12 @@ process_apply (process_plan *plan, int tty_slave, int keep_fds, int sync_sock, c
 
 /* The exec stub is the runtime's, not the container's: out of the container's memory
    cgroup for its exec (cgroups/join.h), the stub rejoins it through the fd returned (left
-   open across that exec), or -1 when we stay. */
+   open across that exec), or -1 when we stay.  An exec tree's reaper (plan->tree) is
+   the container's own process: it stays. */
 static int
 leave_memcg_for_stub (const process_plan *plan)
 {
-  if (!plan->memcg_handoff || !plan->dmz_memcg || fcntl (plan->memcg, F_SETFD, 0) < 0)
+  if (!plan->memcg_handoff || !plan->dmz_memcg || plan->tree || fcntl (plan->memcg, F_SETFD, 0) < 0)
     return -1;
   if (write (plan->memcg_home, "0", 1) != 1)
     {

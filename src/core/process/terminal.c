@@ -126,8 +126,6 @@ terminal_prepare_slave (int slave, bool relayed, uid_t uid, gid_t gid, ocisbx_er
 int
 terminal_make_stdio (int slave, bool ctty, ocisbx_err **err)
 {
-  if (setsid () < 0)
-    return err_set (err, errno, "setsid");
   if (ctty && ioctl (slave, TIOCSCTTY, 0) < 0)
     return err_set (err, errno, "make the pty the controlling terminal");
   for (int fd = 0; fd < 3; fd++)

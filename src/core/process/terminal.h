@@ -40,8 +40,8 @@ bool terminal_caller_size (struct winsize *ws);
    the process had opened it (the group GID unless devpts gives its own, gid=5), and a
    pty the runtime RELAYS has ONLCR cleared: a line arrives as "\n", as runc's. */
 int terminal_prepare_slave (int slave, bool relayed, uid_t uid, gid_t gid, ocisbx_err **err);
-/* Child: new session, SLAVE as fds 0, 1, 2 and, with CTTY, as controlling terminal
-   (an exec tree's leader takes it itself: src/dmz/tree.h). */
+/* Child, a session leader (spawn_child_enter): SLAVE as fds 0, 1, 2 and, with CTTY, as
+   controlling terminal (an exec tree's leader takes it itself: src/dmz/tree.h). */
 int terminal_make_stdio (int slave, bool ctty, ocisbx_err **err);
 
 /* Parent (`run`, `exec -t` without a console socket): relay between our stdio and the
