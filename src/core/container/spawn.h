@@ -33,10 +33,13 @@
  * init is born in its new namespaces and builds the container; exec's child joins the
  * init's namespaces and root.  Hence too the two places of what needs the host's
  * privileges over the process (process_apply_early's rlimits and scheduler, oomScoreAdj
- * when lowered): exec's child sets them itself before it joins the container's user
- * namespace; the init is born in its user namespace, so its parent writes its
- * oomScoreAdj (before SYNC_GO), and the init applies process_apply_early last, after its
- * mounts and hooks, which the process's limits must not constrain. */
+ * when lowered).  Exec's child sets them itself, before it joins the container's user
+ * namespace (its parent could not write its oomScoreAdj: a non-dumpable child's /proc
+ * files are root's).  The init is born in its new user namespace (or joins one first),
+ * so its parent writes its oomScoreAdj (process_set_oom_score_adj, before SYNC_GO), and
+ * the init applies process_apply_early last, after its mounts and hooks, which the
+ * process's limits must not constrain (so, in a user namespace, with that namespace's
+ * privileges only). */
 #ifndef OCISBX_SPAWN_H
 #define OCISBX_SPAWN_H
 
