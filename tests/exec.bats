@@ -184,6 +184,15 @@ hup_forwarded() {
 	[ "$status" -ne 0 ]
 }
 
+@test "exec: the process gets the container's oomScoreAdj" {
+	# raised: lowering it needs CAP_SYS_RESOURCE, which this machine's root may lack
+	config_set process.oomScoreAdj 300
+	start_ctr
+	ex "$CID" cat /proc/self/oom_score_adj
+	[ "$status" -eq 0 ]
+	[ "$output" = 300 ]
+}
+
 @test "exec: capabilities, no_new_privs, rlimits and seccomp are the container's" {
 	config_set linux.seccomp '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["mkdir","mkdirat"],"action":"SCMP_ACT_ERRNO"}]}'
 	start_ctr

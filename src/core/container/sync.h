@@ -19,11 +19,14 @@
  *   sync_wait_hooks         <-- SYNC_HOOKS -------  sync_run_parent_hooks (only with
  *   hooks; sync_hooks_done  --- SYNC_HOOKS_DONE ->  prestart/createRuntime hooks)
  *                                                   createContainer hooks, pivot_root, ...
- *   sync_recv_listener      <-- SYNC_SECCOMP (n) -  sync_send_listener (only with a
- *   hand-off; sync_ack_listener --- SYNC_SECCOMP_ACK >  seccomp listener: filter_early)
+ *   spawn_hand_off_listener (only with a seccomp listener: filter_early)
+ *     sync_recv_listener    <-- SYNC_SECCOMP (n) -  sync_send_listener (load_filter,
+ *     to the agent;                                 process_final.c)
+ *     sync_ack_listener     --- SYNC_SECCOMP_ACK ->
  *   sync_wait_ready         <-- SYNC_READY [pty] -  sync_ready: process set-up done; waits
  *                                                   on the exec fifo
- *   sync_wait_exec          <-- end-of-file -----   `run` only: it executed the process
+ *   sync_wait_exec          <-- end-of-file -----   (`run` with poststart hooks) it
+ *                                                   executed the process
  *
  * exec (exec.c, exec_child.c):
  *
@@ -33,8 +36,10 @@
  *                                                   not place it in the cgroup: the parent
  *                                                   does)
  *   sync_wait_ready         <-- SYNC_READY pty --   sync_ready (only for a relayed terminal)
- *   sync_recv_listener      <-- SYNC_SECCOMP (n) -  sync_send_listener (only with a
- *   hand-off; sync_ack_listener --- SYNC_SECCOMP_ACK >  seccomp listener)
+ *   spawn_hand_off_listener (only with a seccomp listener)
+ *     sync_recv_listener    <-- SYNC_SECCOMP (n) -  sync_send_listener (load_filter)
+ *     to the agent;
+ *     sync_ack_listener     --- SYNC_SECCOMP_ACK ->
  *   sync_wait_exec          <-- end-of-file -----   it executed the process
  *
  * Both:
