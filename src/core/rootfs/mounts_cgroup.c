@@ -200,6 +200,28 @@ bind_hierarchy (const rootfs_ctx *ctx, int tmpfs, const char *name, int srcfd, b
   return remount_if (top, o, src, err);
 }
 
+typedef struct remount_walk
+{
+  int top;
+  const mount_opts *o;
+  ocisbx_err **err;
+} remount_walk;
+
+/* The bind of hierarchy NAME in the tmpfs, remounted with O's flags. */
+static int
+remount_walk_entry (const char *name, unsigned char type, void *arg)
+{
+  const remount_walk *w = arg;
+  cleanup_close int fd = -1;
+
+  if (name[0] == '.' || type != DT_DIR)
+    return 0;
+  fd = openat (w->top, name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return err_set (w->err, errno, "open cgroup `%s`", name);
+  return remount_if (fd, w->o, name, w->err);
+}
+
 /* The flags of O on the tmpfs TOP and every bind in it: one recursive mount_setattr,
    or (old kernel, a shared rootfsPropagation whose peers would keep their flags) a
    remount of each. */
@@ -207,8 +229,8 @@ static int
 remount_tree (const rootfs_ctx *ctx, int top, const mount_opts *o, const char *what, ocisbx_err **err)
 {
   const char *prop = ctx->cfg->linux_ ? ctx->cfg->linux_->rootfs_propagation : NULL;
-  cleanup_dir DIR *dir = NULL;
-  struct dirent *de;
+  remount_walk w = { top, o, err };
+  cleanup_close int dir = -1;
   uint64_t aset, aclr;
 
   if (!wants_remount (o))
@@ -221,20 +243,11 @@ remount_tree (const rootfs_ctx *ctx, int top, const mount_opts *o, const char *w
         return 0;
       err_free (ignored);
     }
-  dir = opendir_at (top, ".");
-  if (dir == NULL)
+  dir = openat (top, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0)
     return err_set (err, errno, "open `%s`", what);
-  while ((de = readdir (dir)))
-    {
-      cleanup_close int fd = -1;
-      if (de->d_name[0] == '.' || de->d_type != DT_DIR)
-        continue;
-      fd = openat (top, de->d_name, O_PATH | O_NOFOLLOW | O_DIRECTORY | O_CLOEXEC);
-      if (fd < 0)
-        return err_set (err, errno, "open cgroup `%s`", de->d_name);
-      if (remount_if (fd, o, de->d_name, err) < 0)
-        return -1;
-    }
+  if (dir_each (dir, remount_walk_entry, &w) < 0)
+    return *err ? -1 : err_set (err, errno, "read `%s`", what);
   return remount_if (top, o, what, err);
 }
 

@@ -96,26 +96,30 @@ copy_entry (int from, int to, const char *name, int depth, ocisbx_err **err)
   return 0;
 }
 
+typedef struct copy_walk
+{
+  int from, to, depth;
+  ocisbx_err **err;
+} copy_walk;
+
+static int
+copy_walk_entry (const char *name, unsigned char type, void *arg)
+{
+  const copy_walk *w = arg;
+  (void) type; /* copy_entry asks fstatat: it needs the mode anyway */
+  return copy_entry (w->from, w->to, name, w->depth, w->err);
+}
+
+/* FROM (open for reading) into TO, read with dir_each: the container's init runs this. */
 static int
 copy_dir (int from, int to, int depth, ocisbx_err **err)
 {
-  cleanup_dir DIR *dir = NULL;
-  struct dirent *de;
+  copy_walk w = { from, to, depth, err };
 
   if (depth > COPYUP_MAX_DEPTH)
     return err_set (err, ELOOP, "tmpcopyup: too deep");
-  dir = opendir_at (from, ".");
-  if (dir == NULL)
-    return err_set (err, errno, "tmpcopyup: read directory");
-  while ((errno = 0, de = readdir (dir)))
-    {
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (copy_entry (from, to, de->d_name, depth, err) < 0)
-        return -1;
-    }
-  if (errno)
-    return err_set (err, errno, "tmpcopyup: read directory");
+  if (dir_each (from, copy_walk_entry, &w) < 0)
+    return *err ? -1 : err_set (err, errno, "tmpcopyup: read directory");
   return 0;
 }
 
