@@ -11,6 +11,27 @@ SRCDIR="${OCISBX_SRCDIR:-$BATS_TEST_DIRNAME/..}"
 setup() { TESTDIR="$BATS_TEST_TMPDIR"; }
 teardown() { common_teardown; } # a no-op unless the test ran common_setup
 
+# --- the sources -----------------------------------------------------------------
+
+# "NAME FILE" for every function defined at file scope in the C sources of src/ and
+# libocispec/: GNU style puts its name at column 0, then " (" (dmz.c's __asm__ blocks
+# look alike; main is once per program).
+defined_functions() {
+	(cd "$SRCDIR" && find src libocispec -name '*.c' -exec grep -oHE '^[A-Za-z_][A-Za-z0-9_]* \(' {} +) |
+		sed 's/ ($//' | awk -F: '$2 != "main" && $2 !~ /^__/ {print $2, $1}' | sort -u
+}
+
+@test "source: no function name is defined in two files" {
+	requires_ocisbx "ocisbx's sources"
+	local n dup
+	n=$(defined_functions | wc -l)
+	dup=$(defined_functions | awk '{c[$1]++; f[$1] = f[$1] " " $2} END {for (k in c) if (c[k] > 1) print k ":" f[k]}' | sort)
+	echo "$n functions; defined in more than one file (each wants one shared function, or names saying what each does):"
+	echo "$dup"
+	[ "$n" -ge 500 ] # the scan found the sources
+	[ -z "$dup" ]
+}
+
 # --- test dependencies ----------------------------------------------------------
 
 # the Debian packages the tests name: requires_tool CMD PKG / requires_python_module
