@@ -1,10 +1,12 @@
-/* cgroups on fake trees: path forms, conversions, every resource's file and value on
-   v1, hybrid and v2, the serialized state, removal bookkeeping, and the eBPF device
-   filter's decisions (interpreted).  Stats and systemd properties: test_cgroups_stats.c;
-   real kernels: test_cgroups_real.c. */
+/* cgroups on fake trees (directory trees with the cgroup file system operations of
+   fake_cgroupfs.c): path forms, conversions, every resource's file and value on v1,
+   hybrid and v2, the serialized state, removal bookkeeping, rootless skipping, and the
+   eBPF device filter's decisions (interpreted).  Stats and systemd properties:
+   test_cgroups_stats.c; real kernels: test_cgroups_real.c. */
 #include <config.h>
 
 #include "test_cgroups.h"
+#include "core/cgroups/join.h"
 #include "core/cgroups/stats.h"
 
 /* ---- path forms ---- */
@@ -227,16 +229,23 @@ test_v1_create_remove (void)
       CHECK (load_serialized (f.root, ser, &m2, &f.err) == 0);
       err_freep (&f.err);
     }
-  /* a plain tree is known by its root, never by a recorded flag */
+  /* nothing of the test's file system is recorded: a loaded manager takes it as one
+     made by setup does */
   CHECK (ser && strstr (ser, "fake") == NULL);
-  CHECK (m2 && m2->n == f.m->n && m2->layout == CGROUP_LAYOUT_V1 && m2->fake);
+  CHECK (m2 && m2->n == f.m->n && m2->layout == CGROUP_LAYOUT_V1 && m2->fs == cg_fs && f.m->fs == cg_fs);
   if (m2)
     {
       cgroup_hierarchy h = cgroup_hierarchy_at (m2, 0);
       cleanup_free char *dir0 = xasprintf ("%s/%s%s", f.root, m2->h[0].name, m2->h[0].path);
+      cgroup_join j;
       char *ser2;
       /* the hierarchies as the accessors give them: each dir is root/name/path */
-      CHECK (cgroup_hierarchy_count (m2) == m2->n && cgroup_enter_only (m2));
+      CHECK (cgroup_hierarchy_count (m2) == m2->n && !cgroup_enter_only (m2));
+      /* a process could join them by itself, but their tasks files are on no cgroupfs:
+         cgroup_enter it is */
+      cgroup_join_prepare (m2, &j);
+      CHECK (!j.usable && j.n_tasks == 0 && j.v2_dir < 0);
+      cgroup_join_close (&j);
       CHECK_STR (h.dir, dir0);
       CHECK (h.path == m2->h[0].path && !h.v2 && strcmp (h.controllers, m2->h[0].controllers) == 0);
       ser2 = cgroup_serialize (m2);
@@ -260,7 +269,7 @@ test_v1_create_remove (void)
             ser2 = cgroup_serialize (m3);
             CHECK_STR (ser2, ser);
             free (ser2);
-            CHECK (m3->fake && !m3->rootless && strcmp (m3->h[0].dir, m2->h[0].dir) == 0);
+            CHECK (!m3->rootless && strcmp (m3->h[0].dir, m2->h[0].dir) == 0);
           }
         cgroup_manager_free (m3);
         free (old);
@@ -938,6 +947,108 @@ test_hybrid_hugetlb_unified (void)
   fx_free (&f);
 }
 
+/* rootless: hierarchies we may not write are skipped, the rest is used (as an
+   unprivileged uid on a fake tree where only pids/ is ours) */
+static void
+test_rootless_skip (void)
+{
+  char *root = v1_tree ("/none", false);
+  char *own = xasprintf ("%s/self_cgroup", root);
+  char *pids_dir = xasprintf ("%s/pids", root);
+  pid_t pid;
+  int st = 0;
+
+  if (geteuid () != 0)
+    {
+      UNIT_SKIP ("needs root to switch uid");
+      goto out;
+    }
+  chmod (root, 0755);
+  CHECK (chown (pids_dir, 65534, 65534) == 0);
+  pid = fork ();
+  if (pid == 0)
+    {
+      cgroup_config cc = { .fs_root = root, .id = "rl", .layout = CGROUP_LAYOUT_V1, .proc_cgroup = own,
+                           .rootless = true };
+      cgroup_manager *m = NULL, *m2 = NULL;
+      ocisbx_err *err = NULL;
+      char *ser;
+      unit_failed_checks = 0;
+      if (setresgid (65534, 65534, 65534) < 0 || setresuid (65534, 65534, 65534) < 0)
+        _exit (1);
+      CHECK (cgroup_setup (&cc, &m, &err) == 0);
+      if (err)
+        fprintf (stderr, "  %s\n", err->msg);
+      err_freep (&err);
+      CHECK (m && m->n == 1 && strcmp (m->h[0].name, "pids") == 0);
+      CHECK (exists (root, "pids/ocisbx/rl"));
+      if (m)
+        {
+          ser = cgroup_serialize (m);
+          CHECK (strstr (ser, "\"rootless\":true") != NULL);
+          CHECK (load_serialized (root, ser, &m2, &err) == 0 && m2->rootless);
+          err_freep (&err);
+          free (ser);
+          CHECK (cgroup_destroy (m2, &err) == 0);
+          CHECK (!exists (root, "pids/ocisbx"));
+        }
+      /* without rootless the same is an error */
+      cc.rootless = false;
+      cgroup_manager_free (m);
+      m = NULL;
+      CHECK (cgroup_setup (&cc, &m, &err) < 0 && err->errnum == EACCES);
+      _exit (unit_failed_checks ? 1 : 0);
+    }
+  CHECK (waitpid (pid, &st, 0) == pid && WIFEXITED (st) && WEXITSTATUS (st) == 0);
+ out:
+  free (pids_dir);
+  free (own);
+  rmtree (root);
+}
+
+/* rootless on v2: a limit whose controller the container's cgroup lacks (its
+   cgroup.controllers, a delegated subtree's) is dropped with a warning, the others are
+   written */
+static void
+test_rootless_v2 (void)
+{
+  cg_fx f;
+
+  fx_make (&f, v2_tree (), CGROUP_LAYOUT_V2, "r", "/ocisbx/t2",
+           "{\"ociVersion\":\"1.0.2\",\"linux\":{\"resources\":{\"pids\":{\"limit\":7},"
+           "\"memory\":{\"limit\":1048576},\"cpu\":{\"shares\":1024}}}}");
+  f.cc.rootless = true;
+  put (f.root, "ocisbx/t2/cgroup.controllers", "memory pids\n");
+  CHECK (fx_setup (&f) == 0);
+  CHECK (f.m && f.m->rootless && f.m->n == 1);
+  CHECK_FILE (f.root, "ocisbx/t2/pids.max", "7\n");
+  CHECK_FILE (f.root, "ocisbx/t2/memory.max", "1048576\n");
+  CHECK_FILE (f.root, "ocisbx/t2/cpu.weight", "");
+  fx_free (&f);
+}
+
+/* delete of a paused container: its cgroup frozen by pause is killed and thawed, then
+   removed with the levels made for it */
+static void
+test_destroy_paused (void)
+{
+  cg_fx f;
+
+  fx_make (&f, v1_tree ("/none", false), CGROUP_LAYOUT_V1, "p1", NULL, NULL);
+  put (f.root, "freezer/freezer.state", "THAWED\n");
+  CHECK (fx_setup (&f) == 0);
+  if (f.m)
+    {
+      CHECK (cgroup_freeze (f.m, true, &f.err) == 0);
+      err_freep (&f.err);
+      CHECK_FILE (f.root, "freezer/ocisbx/p1/freezer.state", "FROZEN\n");
+      CHECK (cgroup_destroy (f.m, &f.err) == 0);
+      err_freep (&f.err);
+    }
+  CHECK (!exists (f.root, "freezer/ocisbx") && !exists (f.root, "memory/ocisbx/p1"));
+  fx_free (&f);
+}
+
 UNIT_MAIN (T (test_paths), T (test_conversions), T (test_v1_resources), T (test_v1_create_remove), T (test_creation_record),
            T (test_v1_errors), T (test_v1_cpuset_pod), T (test_frozen_refused), T (test_v1_update), T (test_v1_update_devices), T (test_v1_device_model), T (test_v2_resources), T (test_v2_errors), T (test_ebpf_logic),
-           T (test_hybrid_fake), T (test_hybrid_hugetlb_unified))
+           T (test_hybrid_fake), T (test_hybrid_hugetlb_unified), T (test_rootless_skip), T (test_rootless_v2), T (test_destroy_paused))

@@ -1,6 +1,6 @@
 /* cgroups on the real kernel (as root): the eBPF device filter attached to a cgroup2
-   child, a setup/enter/freeze/destroy round trip on the host's hierarchies, the pure v2
-   path on a private cgroup2 mount, and rootless skipping as an unprivileged uid. */
+   child, a setup/enter/freeze/destroy round trip on the host's hierarchies, and the pure
+   v2 path on a private cgroup2 mount: the runtime's cgroup file system operations. */
 #include <config.h>
 
 #include "test_cgroups.h"
@@ -212,7 +212,7 @@ v2_real_body (void)
   err_freep (&err);
   if (m == NULL)
     goto out;
-  CHECK (m->layout == CGROUP_LAYOUT_V2 && !m->fake && m->n == 1);
+  CHECK (m->layout == CGROUP_LAYOUT_V2 && m->fs == &cg_fs_real && m->n == 1);
   CHECK_STR (cgroup_path (m), xasprintf ("/ocisbx/%s", id));
   CHECK_FILE (m->h[0].dir, "cgroup.max.descendants", "3\n");
 
@@ -307,63 +307,4 @@ test_v2_real (void)
     CHECK (WIFEXITED (st) && WEXITSTATUS (st) == 0);
 }
 
-/* rootless: hierarchies we may not write are skipped, the rest is used (as an
-   unprivileged uid on a fake tree where only pids/ is ours) */
-static void
-test_rootless_skip (void)
-{
-  char *root = v1_tree ("/none", false);
-  char *own = xasprintf ("%s/self_cgroup", root);
-  char *pids_dir = xasprintf ("%s/pids", root);
-  pid_t pid;
-  int st = 0;
-
-  if (geteuid () != 0)
-    {
-      UNIT_SKIP ("needs root to switch uid");
-      goto out;
-    }
-  chmod (root, 0755);
-  CHECK (chown (pids_dir, 65534, 65534) == 0);
-  pid = fork ();
-  if (pid == 0)
-    {
-      cgroup_config cc = { .fs_root = root, .id = "rl", .layout = CGROUP_LAYOUT_V1, .proc_cgroup = own,
-                           .rootless = true };
-      cgroup_manager *m = NULL, *m2 = NULL;
-      ocisbx_err *err = NULL;
-      char *ser;
-      unit_failed_checks = 0;
-      if (setresgid (65534, 65534, 65534) < 0 || setresuid (65534, 65534, 65534) < 0)
-        _exit (1);
-      CHECK (cgroup_setup (&cc, &m, &err) == 0);
-      if (err)
-        fprintf (stderr, "  %s\n", err->msg);
-      err_freep (&err);
-      CHECK (m && m->n == 1 && strcmp (m->h[0].name, "pids") == 0);
-      CHECK (exists (root, "pids/ocisbx/rl"));
-      if (m)
-        {
-          ser = cgroup_serialize (m);
-          CHECK (strstr (ser, "\"rootless\":true") != NULL);
-          CHECK (load_serialized (root, ser, &m2, &err) == 0 && m2->rootless);
-          err_freep (&err);
-          free (ser);
-          CHECK (cgroup_destroy (m2, &err) == 0);
-          CHECK (!exists (root, "pids/ocisbx"));
-        }
-      /* without rootless the same is an error */
-      cc.rootless = false;
-      cgroup_manager_free (m);
-      m = NULL;
-      CHECK (cgroup_setup (&cc, &m, &err) < 0 && err->errnum == EACCES);
-      _exit (unit_failed_checks ? 1 : 0);
-    }
-  CHECK (waitpid (pid, &st, 0) == pid && WIFEXITED (st) && WEXITSTATUS (st) == 0);
- out:
-  free (pids_dir);
-  free (own);
-  rmtree (root);
-}
-
-UNIT_MAIN (T (test_ebpf_real), T (test_real_roundtrip), T (test_v2_real), T (test_rootless_skip))
+UNIT_MAIN (T (test_ebpf_real), T (test_real_roundtrip), T (test_v2_real))

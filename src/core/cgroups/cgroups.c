@@ -6,9 +6,7 @@
 
 #include <errno.h>
 #include <string.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 
 #include "core/log.h"
 #include "core/utils.h"
@@ -87,16 +85,7 @@ cgroup_hierarchy_at (const cgroup_manager *m, size_t i)
 bool
 cgroup_enter_only (const cgroup_manager *m)
 {
-  return m->fake || m->rootless || m->unit != NULL;
-}
-
-/* A root other than the host's that is no cgroup2 mount stands in for the hierarchies
-   (unit tests; a real cgroup v1 is only ever used at CGROUP_FS_ROOT). */
-bool
-cg_plain_tree (const char *fs_root)
-{
-  struct statfs sfs;
-  return strcmp (fs_root, CGROUP_FS_ROOT) != 0 && !(statfs (fs_root, &sfs) == 0 && sfs.f_type == CGROUP2_SUPER_MAGIC);
+  return m->rootless || m->unit != NULL;
 }
 
 cg_hier *
@@ -268,7 +257,7 @@ cgroup_load (const char *fs_root, const cgroup_state *s, cgroup_manager **out, o
   const char *l = s->layout ? s->layout : "";
 
   m->fs_root = xstrdup (fs_root ? fs_root : CGROUP_FS_ROOT);
-  m->fake = cg_plain_tree (m->fs_root);
+  m->fs = cg_fs;
   m->layout = strcmp (l, "v1") == 0       ? CGROUP_LAYOUT_V1
               : strcmp (l, "hybrid") == 0 ? CGROUP_LAYOUT_HYBRID
               : strcmp (l, "v2") == 0     ? CGROUP_LAYOUT_V2

@@ -35,11 +35,8 @@ typedef enum cgroup_layout
 
 typedef struct cgroup_config
 {
-  const char *fs_root;      /* hierarchy root, NULL: CGROUP_FS_ROOT.  A root elsewhere that is
-                               no cgroup2 mount is a plain directory tree standing in for the
-                               hierarchies (unit tests): writes are appended lines, without the
-                               cgroupfs check, and no eBPF.  Decided from the root each time
-                               (cgroup_setup, cgroup_load), never recorded. */
+  const char *fs_root;      /* hierarchy root, NULL: CGROUP_FS_ROOT (a unit test's tree, with
+                               its own cgroup file system operations: fs_ops.h) */
   const char *id;           /* container id (default path /ocisbx/<id>) */
   const char *cgroups_path; /* linux.cgroupsPath, may be NULL */
   bool systemd;             /* --systemd-cgroup: "slice:prefix:name" */
@@ -78,8 +75,9 @@ typedef struct cgroup_hierarchy
 size_t cgroup_hierarchy_count (const cgroup_manager *m);
 cgroup_hierarchy cgroup_hierarchy_at (const cgroup_manager *m, size_t i);
 /* Only cgroup_enter () can put a process into the container's cgroups: rootless (a
-   hierarchy may be dropped on the way), --systemd-cgroup (the scope starts with the
-   init) or a plain tree; else a process may join them by itself (join.h). */
+   hierarchy may be dropped on the way) or --systemd-cgroup (the scope starts with the
+   init); else a process may join them by itself (join.h, which also falls back to
+   cgroup_enter when a hierarchy's files are not on a cgroupfs). */
 bool cgroup_enter_only (const cgroup_manager *m);
 /* Does the comma list CONTROLLERS ("cpu,cpuacct", "name=systemd") contain C? */
 bool cgroup_has_controller (const char *controllers, const char *c);

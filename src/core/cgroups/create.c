@@ -14,33 +14,6 @@
 #include "core/utils.h"
 #include "core/cgroups/internal.h"
 
-/* Unit-test trees: a new cgroup gets (empty) control files named as its parent's,
-   as the kernel would create them. */
-static void
-fake_populate (const char *dir)
-{
-  cleanup_free char *parent = xstrdup (dir);
-  cleanup_dir DIR *d = NULL;
-  struct dirent *de;
-  char *slash = strrchr (parent, '/');
-
-  if (slash == NULL)
-    return;
-  *slash = '\0';
-  d = opendir (parent);
-  while (d && (de = readdir (d)))
-    {
-      cleanup_free char *f = NULL;
-      int fd;
-      if (de->d_type != DT_REG)
-        continue;
-      f = xasprintf ("%s/%s", dir, de->d_name);
-      fd = open (f, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-      if (fd >= 0)
-        close (fd);
-    }
-}
-
 /* mkdir -p of the container's cgroup in H, counting the components we created.
    Between levels: on v2 the parent's subtree_control, on v1 cpuset the parent's
    cpus and mems. */
@@ -52,10 +25,8 @@ create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err 
      error) takes the walk below, which reports it. */
   if (!(h->v2 && m->layout == CGROUP_LAYOUT_V2) && strcmp (h->path, "/") != 0 && h->path[0] != '\0')
     {
-      if (mkdir (h->dir, 0755) == 0)
+      if (m->fs->mkdir (h->dir, 0755) == 0)
         {
-          if (m->fake)
-            fake_populate (h->dir);
           h->created = 1;
           if (!h->v2 && cgroup_has_controller (h->controllers, "cpuset") && cg_v1_cpuset_init (m, h->dir, err) < 0)
             return -1;
@@ -93,10 +64,8 @@ create_one (cgroup_manager *m, cg_hier *h, const oci_resources *res, ocisbx_err 
             }
           free (cur);
           cur = next;
-          if (mkdir (cur, 0755) == 0)
+          if (m->fs->mkdir (cur, 0755) == 0)
             {
-              if (m->fake)
-                fake_populate (cur);
               if (h->created == 0)
                 h->created = ncomp - depth + 1;
               if (!h->v2 && cgroup_has_controller (h->controllers, "cpuset"))
@@ -302,12 +271,12 @@ cgroup_setup (const cgroup_config *cc, cgroup_manager **out, ocisbx_err **err)
 
   m->fs_root = xstrdup (cc->fs_root ? cc->fs_root : CGROUP_FS_ROOT);
   m->layout = cc->layout != CGROUP_LAYOUT_AUTO ? cc->layout : cgroup_detect_layout (m->fs_root);
-  m->fake = cg_plain_tree (m->fs_root);
+  m->fs = cg_fs;
   m->rootless = cc->rootless;
 
   if (cg_check_unified (m, cc->resources, err) < 0)
     return -1;
-  if (cc->systemd && !m->fake && cg_systemd_check (err) < 0)
+  if (cc->systemd && cg_systemd_check (err) < 0)
     return -1;
   if (cg_find_hierarchies (m, cc, err) < 0)
     return -1;

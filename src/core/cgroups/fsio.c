@@ -23,14 +23,8 @@ cg_file (const cg_hier *h, const char *file)
 int
 cg_write_file (const cgroup_manager *m, const char *path, const char *value, ocisbx_err **err)
 {
-  cleanup_close int fd = -1;
+  cleanup_close int fd = cg_open_file (m, path, err);
 
-  /* Unit tests: every write is appended as one line (see cg_open_file and
-     cg_write_fd), so a test sees the sequence of writes (devices.allow,
-     subtree_control, ...). */
-  if (!m->fake)
-    return write_proc_file (path, value, strlen (value), err);
-  fd = cg_open_file (m, path, err);
   if (fd < 0)
     return -1;
   return cg_write_fd (m, fd, path, value, err);
@@ -39,25 +33,13 @@ cg_write_file (const cgroup_manager *m, const char *path, const char *value, oci
 int
 cg_open_file (const cgroup_manager *m, const char *path, ocisbx_err **err)
 {
-  if (m->fake)
-    {
-      /* Regular files made by the test: appended to, and no file system check. */
-      cleanup_close int fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-      if (fd < 0)
-        return err_set (err, errno, "open `%s`", path);
-      return steal_fd (&fd);
-    }
-  /* As write_proc_file: no symlink at the end, and really a cgroup file. */
-  return open_proc_file (path, err);
+  return m->fs->open_file (path, err);
 }
 
 int
 cg_write_fd (const cgroup_manager *m, int fd, const char *path, const char *value, ocisbx_err **err)
 {
-  cleanup_free char *line = m->fake ? xasprintf ("%s\n", value) : NULL;
-  const char *data = line ? line : value;
-
-  if (write_all (fd, data, strlen (data)) < 0)
+  if (m->fs->write_value (fd, value) < 0)
     return err_set (err, errno, "write `%s`", path);
   return 0;
 }
@@ -203,8 +185,6 @@ kill_leftovers (const cgroup_manager *m, const char *dir)
   size_t n = 0;
   cleanup_err ocisbx_err *err = NULL;
 
-  if (m->fake)
-    return;
   if (access (kill_file, F_OK) == 0 && cg_write_file (m, kill_file, "1", &err) == 0)
     return;
   err_freep (&err);
@@ -217,20 +197,6 @@ kill_leftovers (const cgroup_manager *m, const char *dir)
     cg_write_file (m, freezer, "THAWED", &err);
 }
 
-/* Fake trees hold regular files the test created; cgroupfs control files vanish
-   with rmdir. */
-void
-cg_fake_clear (const char *dir)
-{
-  cleanup_dir DIR *d = opendir (dir);
-  struct dirent *de;
-  if (d == NULL)
-    return;
-  while ((de = readdir (d)))
-    if (de->d_type == DT_REG)
-      unlinkat (dirfd (d), de->d_name, 0);
-}
-
 int
 cg_remove_tree (const cgroup_manager *m, const char *dir, ocisbx_err **err)
 {
@@ -240,7 +206,7 @@ cg_remove_tree (const cgroup_manager *m, const char *dir, ocisbx_err **err)
   struct timespec start, now;
 
   /* The common case, a leaf with no process left: one rmdir, no walk. */
-  if (!m->fake && (rmdir (dir) == 0 || errno == ENOENT))
+  if (m->fs->rmdir (dir) == 0 || errno == ENOENT)
     return 0;
   d = opendir (dir);
   if (d == NULL)
@@ -258,12 +224,10 @@ cg_remove_tree (const cgroup_manager *m, const char *dir, ocisbx_err **err)
       if (cg_remove_tree (m, sub, err) < 0)
         return -1;
     }
-  if (m->fake)
-    cg_fake_clear (dir);
   clock_gettime (CLOCK_MONOTONIC, &start);
   for (;;)
     {
-      if (rmdir (dir) == 0 || errno == ENOENT)
+      if (m->fs->rmdir (dir) == 0 || errno == ENOENT)
         return 0;
       if (errno != EBUSY)
         return err_set (err, errno, "rmdir `%s`", dir);

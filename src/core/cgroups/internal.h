@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "core/cgroups/cgroups.h"
+#include "core/cgroups/fs_ops.h"
 
 /* One hierarchy the container is in. */
 typedef struct cg_hier
@@ -25,7 +26,7 @@ typedef struct cg_hier
 struct cgroup_manager
 {
   cgroup_layout layout;
-  bool fake; /* a plain directory tree (unit tests): decided from fs_root, not serialized */
+  const cg_fs_ops *fs; /* the cgroup file system operations (fs_ops.h): cg_fs */
   bool rootless;
   char *denied; /* rootless: controllers of the hierarchies dropped (comma list, "unified"
                    for cgroup2), for the warnings about limits; not serialized */
@@ -85,8 +86,6 @@ int cg_read_u64 (const cg_hier *h, const char *file, uint64_t *out, ocisbx_err *
 int cg_read_keyed (const cg_hier *h, const char *file, const char *key, uint64_t *out, ocisbx_err **err);
 /* Pids listed in cgroup.procs of DIR and, recursively, of its sub-cgroups. */
 int cg_read_pids (const char *dir, bool recursive, pid_t **pids, size_t *n, ocisbx_err **err);
-/* Unit-test trees: remove the regular files standing in for control files. */
-void cg_fake_clear (const char *dir);
 /* Remove the cgroup DIR and its sub-cgroups, killing what is left in them. */
 int cg_remove_tree (const cgroup_manager *m, const char *dir, ocisbx_err **err);
 
@@ -96,8 +95,6 @@ cg_hier *cg_find (const cgroup_manager *m, const char *c);
 cg_hier *cg_unified (const cgroup_manager *m);
 /* The hierarchy used to list processes. */
 cg_hier *cg_main (const cgroup_manager *m);
-/* FS_ROOT is a plain directory tree standing in for the hierarchies (unit tests). */
-bool cg_plain_tree (const char *fs_root);
 /* Add to M the hierarchies the container joins, with their paths from CC. */
 int cg_find_hierarchies (cgroup_manager *m, const cgroup_config *cc, ocisbx_err **err);
 /* H's dir from M's fs_root, H's name and H's path. */

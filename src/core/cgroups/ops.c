@@ -29,9 +29,7 @@ cg_remove_hier (cgroup_manager *m, cg_hier *h, ocisbx_err **err)
       if (slash == NULL)
         break;
       *slash = '\0';
-      if (m->fake)
-        cg_fake_clear (dir);
-      if (rmdir (dir) < 0)
+      if (m->fs->rmdir (dir) < 0)
         break;
     }
   return 0;
@@ -48,7 +46,7 @@ cgroup_destroy (cgroup_manager *m, ocisbx_err **err)
 
   /* A paused container: kill and thaw first, or its tasks never leave.  Not a cgroup
      that was there before and frozen by someone else (refuse_frozen, create.c). */
-  if (!m->fake && fr && (fr->created > 0 || m->unit) && cgroup_is_frozen (m, &frozen, &e0) == 0 && frozen)
+  if (fr && (fr->created > 0 || m->unit) && cgroup_is_frozen (m, &frozen, &e0) == 0 && frozen)
     cgroup_kill_all (m, SIGKILL, &e0);
   err_freep (&e0);
   /* systemd's scope: stopping it removes the cgroups systemd made; we remove ours */
@@ -62,7 +60,7 @@ cgroup_destroy (cgroup_manager *m, ocisbx_err **err)
       cleanup_err ocisbx_err *e = NULL;
       if (&m->h[i] == u)
         continue;
-      if (!m->fake && cgroup_has_controller (m->h[i].controllers, "cpu"))
+      if (cgroup_has_controller (m->h[i].controllers, "cpu"))
         cg_v1_rt_release (m, &m->h[i]);
       if (cg_remove_hier (m, &m->h[i], ret == 0 ? err : &e) < 0)
         ret = -1;

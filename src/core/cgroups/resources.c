@@ -141,9 +141,7 @@ cg_apply_resources (cgroup_manager *m, const oci_resources *res, bool update, oc
   if (m->layout == CGROUP_LAYOUT_V2)
     {
       cg_hier *u = cg_unified (m);
-      if (m->fake)
-        return 0;
-      if (cg_ebpf_attach (u->dir, rules, nrules, err) < 0)
+      if (m->fs->attach_devices (u->dir, rules, nrules, err) < 0)
         return err_wrap (err, ".linux.resources.devices");
       return 0;
     }

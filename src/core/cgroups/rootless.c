@@ -48,7 +48,7 @@ usable (const cgroup_manager *m, const char *c)
 
   if (h == NULL)
     return false;
-  if (!(m->layout == CGROUP_LAYOUT_V2 && h->v2) || m->fake)
+  if (!(m->layout == CGROUP_LAYOUT_V2 && h->v2))
     return true;
   f = cg_file (h, "cgroup.controllers");
   if (read_file_at (AT_FDCWD, f, &avail, NULL, NULL) < 0)

@@ -135,7 +135,7 @@ events_frozen (const cg_hier *h, bool want)
   uint64_t v = 0;
   cleanup_err ocisbx_err *e = NULL;
   if (cg_read_keyed (h, "cgroup.events", "frozen", &v, &e) != 0)
-    return true; /* no cgroup.events (old kernel / fake tree): trust the write */
+    return true; /* no cgroup.events (a kernel before 5.2): trust the write */
   return (v == 1) == want;
 }
 
