@@ -42,7 +42,7 @@ typedef struct cgroup_config
   bool systemd;             /* --systemd-cgroup: "slice:prefix:name" */
   const oci_resources *resources; /* may be NULL */
   /* Optional (zero = default): */
-  cgroup_layout layout;     /* forced layout (a plain tree's, which statfs cannot tell) */
+  cgroup_layout layout;     /* forced layout (a test tree's, which statfs cannot tell) */
   const char *proc_cgroup;  /* the runtime's own cgroups file, default "/proc/self/cgroup" */
   bool rootless; /* unprivileged: a hierarchy we may not write is skipped (error only if
                     resources need it); no device cgroup */

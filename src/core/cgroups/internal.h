@@ -73,8 +73,9 @@ int cg_systemd_names (const cgroup_config *cc, char **slice, char **unit, ocisbx
 /* ---- fsio.c ---- */
 char *cg_file (const cg_hier *h, const char *file);
 int cg_write_file (const cgroup_manager *m, const char *path, const char *value, ocisbx_err **err);
-/* Open the cgroup file PATH for several writes (one value per write ()), through
-   open_proc_file (utils.h); cg_write_fd writes one value to it. */
+/* Open the cgroup file PATH for several writes (one value per write ()), through the
+   manager's file system (fs_ops.h: open_proc_file's check on a host); cg_write_fd
+   writes one value to it. */
 int cg_open_file (const cgroup_manager *m, const char *path, ocisbx_err **err);
 int cg_write_fd (const cgroup_manager *m, int fd, const char *path, const char *value, ocisbx_err **err);
 int cg_write_h (const cgroup_manager *m, const cg_hier *h, const char *file, const char *value,
