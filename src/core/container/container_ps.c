@@ -147,7 +147,8 @@ static int
 ps_table (char *const *args, size_t nargs, const pid_t *pids, size_t n, container_out_fn emit, void *arg,
           ocisbx_err **err)
 {
-  cleanup_strv char **argv = xmalloc0 ((nargs + 4) * sizeof (char *));
+  /* "ps", then ARGS or -f -q PIDS, then the NULL that ends it */
+  cleanup_strv char **argv = xmalloc0 ((1 + (nargs > 3 ? nargs : 3) + 1) * sizeof (char *));
   bool seen = false;
 
   argv[0] = xstrdup ("ps");
