@@ -13,6 +13,19 @@
 
 #include "core/error.h"
 
+/* 1 in a build with AddressSanitizer (configure --enable-asan; gcc names it
+   __SANITIZE_ADDRESS__, clang __has_feature), whose LeakSanitizer checks at exit. */
+#if defined(__SANITIZE_ADDRESS__)
+#define OCISBX_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OCISBX_ASAN 1
+#endif
+#endif
+#ifndef OCISBX_ASAN
+#define OCISBX_ASAN 0
+#endif
+
 void cleanup_freep (void *p);
 void cleanup_closep (int *fd);
 void cleanup_fclosep (FILE **f);
