@@ -435,51 +435,79 @@ passwd_line (char *line, uid_t uid, int field, char **out)
   return 1;
 }
 
-char *
-passwd_field (const char *file, uid_t uid, int field)
+int
+lines_each (const char *path, size_t max_line, int (*fn) (char *line, void *arg), void *arg)
 {
-  /* Read through a stack buffer, not stdio: the container init reads its /etc/passwd,
-     and every heap page it touches is charged to the container's memory cgroup.  A
-     line longer than the buffer is skipped. */
-  cleanup_close int fd = open (file, O_RDONLY | O_CLOEXEC);
-  char buf[4096], *out = NULL;
-  size_t have = 0;
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
+  char buf[LINES_EACH_MAX + 1];
+  size_t have = 0, cap = max_line < LINES_EACH_MAX ? max_line : LINES_EACH_MAX;
   bool skipping = false;
 
-  if (fd < 0 || field < 0 || field > 6)
-    return NULL;
+  if (fd < 0)
+    return -1;
   for (;;)
     {
-      ssize_t n = read (fd, buf + have, sizeof buf - 1 - have);
+      ssize_t n = read (fd, buf + have, cap - have);
       char *line = buf, *nl;
+      int r;
+
       if (n < 0 && errno == EINTR)
         continue;
-      if (n <= 0)
+      if (n < 0)
+        return -1;
+      if (n == 0)
         {
-          if (n == 0 && have > 0 && !skipping)
-            {
-              buf[have] = '\0'; /* a last line without a newline */
-              if (passwd_line (buf, uid, field, &out))
-                return out;
-            }
-          return NULL;
+          if (have == 0 || skipping)
+            return 0;
+          buf[have] = '\0'; /* a last line without a newline */
+          return fn (buf, arg);
         }
       have += (size_t) n;
       buf[have] = '\0';
       while ((nl = memchr (line, '\n', have - (size_t) (line - buf))) != NULL)
         {
           *nl = '\0';
-          if (!skipping && passwd_line (line, uid, field, &out))
-            return out;
+          if (!skipping && (r = fn (line, arg)) != 0)
+            return r;
           skipping = false;
           line = nl + 1;
         }
       have -= (size_t) (line - buf);
       memmove (buf, line, have);
-      if (have == sizeof buf - 1)
+      if (have == cap)
         {
-          skipping = true; /* too long: drop it up to its newline */
+          /* too long: FN hears of it once, the rest is dropped up to its newline */
+          if (!skipping && (r = fn (NULL, arg)) != 0)
+            return r;
+          skipping = true;
           have = 0;
         }
     }
+}
+
+typedef struct passwd_want
+{
+  uid_t uid;
+  int field;
+  char *out;
+} passwd_want;
+
+static int
+passwd_each (char *line, void *arg)
+{
+  passwd_want *w = arg;
+  if (line == NULL)
+    return 0; /* too long: skipped */
+  return passwd_line (line, w->uid, w->field, &w->out);
+}
+
+char *
+passwd_field (const char *file, uid_t uid, int field)
+{
+  /* Not stdio: the container init reads its /etc/passwd (lines_each). */
+  passwd_want w = { .uid = uid, .field = field };
+
+  if (field < 0 || field > 6 || lines_each (file, 4096, passwd_each, &w) <= 0)
+    return NULL;
+  return w.out;
 }

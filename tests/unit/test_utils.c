@@ -1,4 +1,4 @@
-/* utils.h: run_program (a helper program, its output captured) and opendir_at. */
+/* utils.h: run_program (a helper program, its output captured), opendir_at and lines_each. */
 #include <config.h>
 #include "unit.h"
 
@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/utils.h"
+#include "unit_files.h"
 
 /* sh -c SCRIPT with stdin IN; its wait status, its output in OUT. */
 static int
@@ -108,5 +109,51 @@ test_opendir_at (void)
   CHECK (opendir_at (root, "etc/passwd") == NULL && errno == ENOTDIR);
 }
 
+/* lines_each's record of what it was given: the lines joined with '|', a too long
+   one as "<long>"; it stops at the line STOP. */
+typedef struct seen
+{
+  char text[256];
+  const char *stop;
+} seen;
+
+static int
+note_line (char *line, void *arg)
+{
+  seen *s = arg;
+  size_t n = strlen (s->text);
+  snprintf (s->text + n, sizeof s->text - n, "%s%s", n ? "|" : "", line ? line : "<long>");
+  return line && s->stop && strcmp (line, s->stop) == 0 ? 7 : 0;
+}
+
+static void
+test_lines_each (void)
+{
+  char *dir = mktree ();
+  cleanup_free char *path = xasprintf ("%s/f", dir);
+  cleanup_free char *text = NULL;
+  char long_line[40];
+  seen s = { "" };
+
+  memset (long_line, 'x', sizeof long_line - 1);
+  long_line[sizeof long_line - 1] = '\0';
+  text = xasprintf ("a\n\nbb\n%s\nccc\nlast", long_line);
+  write_text (path, text);
+  /* lines across reads of 16 bytes, an empty one, a long one, a last without newline */
+  CHECK (lines_each (path, 16, note_line, &s) == 0);
+  CHECK_STR (s.text, "a||bb|<long>|ccc|last");
+  s = (seen){ "", "bb" };
+  CHECK (lines_each (path, 16, note_line, &s) == 7);
+  CHECK_STR (s.text, "a||bb");
+  s = (seen){ "" };
+  CHECK (lines_each (path, 1 << 30, note_line, &s) == 0); /* capped at LINES_EACH_MAX */
+  CHECK_STR (s.text, "a||bb|xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx|ccc|last");
+  write_text (path, "");
+  s = (seen){ "" };
+  CHECK (lines_each (path, 16, note_line, &s) == 0 && s.text[0] == '\0');
+  CHECK (lines_each ("/nonexistent/f", 16, note_line, &s) == -1 && errno == ENOENT);
+  rmtree (dir);
+}
+
 UNIT_MAIN (T (test_output_and_status), T (test_long_output_cut), T (test_stdin_fds_signals),
-           T (test_exec_failure), T (test_opendir_at))
+           T (test_exec_failure), T (test_opendir_at), T (test_lines_each))

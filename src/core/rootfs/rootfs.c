@@ -28,34 +28,45 @@ root_propagation (const oci_config *cfg)
   return mount_propagation_flags (cfg->linux_->rootfs_propagation);
 }
 
+/* containing_mount's walk: the longest mount point that holds PATH. */
+typedef struct holder
+{
+  const char *path;
+  char mp[PATH_MAX];
+  size_t len;
+  bool found;
+} holder;
+
+static int
+holder_line (char *line, void *arg)
+{
+  holder *h = arg;
+  char mp[PATH_MAX];
+  size_t n;
+
+  if (line == NULL || sscanf (line, "%*s %*s %*s %*s %4095s", mp) != 1)
+    return 0;
+  n = strlen (mp);
+  /* mountinfo escapes spaces as \040: such mount points simply never match. */
+  if (strncmp (h->path, mp, n) == 0 && (h->path[n] == '/' || h->path[n] == '\0' || n == 1)
+      && (!h->found || n >= h->len))
+    {
+      memcpy (h->mp, mp, n + 1);
+      h->len = n;
+      h->found = true;
+    }
+  return 0;
+}
+
 /* The mount point under which PATH lives, from /proc/self/mountinfo; malloc'd. */
 static char *
 containing_mount (const char *path)
 {
-  cleanup_fclose FILE *f = fopen ("/proc/self/mountinfo", "re");
-  cleanup_free char *line = NULL;
-  char *best = NULL;
-  size_t cap = 0, best_len = 0;
+  holder h = { .path = path };
 
-  if (f == NULL)
+  if (lines_each ("/proc/self/mountinfo", LINES_EACH_MAX, holder_line, &h) < 0 || !h.found)
     return NULL;
-  while (getline (&line, &cap, f) > 0)
-    {
-      char mp[4096];
-      size_t n;
-      if (sscanf (line, "%*s %*s %*s %*s %4095s", mp) != 1)
-        continue;
-      n = strlen (mp);
-      /* mountinfo escapes spaces as \040: such mount points simply never match. */
-      if (strncmp (path, mp, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1)
-          && (best == NULL || n >= best_len))
-        {
-          free (best);
-          best = xstrdup (mp);
-          best_len = n;
-        }
-    }
-  return best;
+  return xstrdup (h.mp);
 }
 
 /* The rootfs bound onto itself: the mount that holds every config mount and that
@@ -168,6 +179,35 @@ host_pseudo_fs (const char *line, const char *rootfs, char *mp)
   return !pathres_under (rootfs, mp);
 }
 
+typedef struct hide_walk
+{
+  const char *rootfs;
+  ocisbx_err **err;
+} hide_walk;
+
+static int
+hide_line (char *line, void *arg)
+{
+  hide_walk *w = arg;
+  char mp[PATH_MAX];
+
+  if (line == NULL)
+    return err_set (w->err, E2BIG, "a line of /proc/self/mountinfo over %d bytes", LINES_EACH_MAX);
+  if (!host_pseudo_fs (line, w->rootfs, mp))
+    return 0;
+  if (sys->mount (NULL, mp, NULL, MS_SLAVE | MS_REC, NULL) < 0)
+    {
+      if (errno == ENOENT)
+        return 0; /* under one detached already */
+      return err_set (w->err, errno, "make `%s` slave", mp);
+    }
+  if (sys->umount2 (mp, MNT_DETACH) == 0)
+    return 0;
+  if ((errno != EINVAL && errno != EPERM) || sys->mount ("tmpfs", mp, "tmpfs", MS_RDONLY, NULL) < 0)
+    return err_set (w->err, errno, "hide the host's `%s`", mp);
+  return 0;
+}
+
 /* Without pivot_root the old root stays underneath, with the host's /proc and /sys:
    a full procfs anywhere in the mount namespace lets a nested user namespace mount a
    fresh, unmasked one.  Detach them (slave first: nothing may propagate to the host),
@@ -175,30 +215,12 @@ host_pseudo_fs (const char *line, const char *rootfs, char *mp)
 static int
 hide_host_pseudo_fs (const char *rootfs, ocisbx_err **err)
 {
-  cleanup_fclose FILE *f = fopen ("/proc/self/mountinfo", "re");
-  cleanup_free char *line = NULL;
-  size_t cap = 0;
+  hide_walk w = { .rootfs = rootfs, .err = err };
+  int r = lines_each ("/proc/self/mountinfo", LINES_EACH_MAX, hide_line, &w);
 
-  if (f == NULL)
-    return err_set (err, errno, "open /proc/self/mountinfo");
-  while (getline (&line, &cap, f) > 0)
-    {
-      char mp[PATH_MAX];
-
-      if (!host_pseudo_fs (line, rootfs, mp))
-        continue;
-      if (sys->mount (NULL, mp, NULL, MS_SLAVE | MS_REC, NULL) < 0)
-        {
-          if (errno == ENOENT)
-            continue; /* under one detached already */
-          return err_set (err, errno, "make `%s` slave", mp);
-        }
-      if (sys->umount2 (mp, MNT_DETACH) == 0)
-        continue;
-      if ((errno != EINVAL && errno != EPERM) || sys->mount ("tmpfs", mp, "tmpfs", MS_RDONLY, NULL) < 0)
-        return err_set (err, errno, "hide the host's `%s`", mp);
-    }
-  return 0;
+  if (r < 0 && *err == NULL)
+    return err_set (err, errno, "read /proc/self/mountinfo");
+  return r;
 }
 
 static int
