@@ -234,6 +234,24 @@ hup_forwarded() {
 	[ "$output" = "NoNewPrivs:"$'\t'"1" ]
 }
 
+@test "exec --process: execCPUAffinity final, or every CPU again after initial (ocisbx-only)" {
+	requires_ocisbx "runc 1.1 predates execCPUAffinity (runc 1.2)"
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs, this runner has $(nproc)"
+	all=$(grep '^Cpus_allowed_list:' /proc/self/status | cut -f2)
+	start_ctr
+	for aff in '"final":"1"' '"initial":"1"'; do
+		cat >"$TESTDIR/process.json" <<-EOF
+			{"args": ["sh", "-c", "grep ^Cpus_allowed_list: /proc/self/status | cut -f2"],
+			 "env": ["PATH=/bin:/usr/bin"], "cwd": "/", "user": {"uid": 0, "gid": 0},
+			 "execCPUAffinity": {$aff}}
+		EOF
+		ex --process "$TESTDIR/process.json" "$CID"
+		echo "$aff: $output"
+		[ "$status" -eq 0 ]
+		if [[ "$aff" == *final* ]]; then [ "$output" = 1 ]; else [ "$output" = "$all" ]; fi
+	done
+}
+
 @test "exec --process: a process.json as conmon writes it" {
 	start_ctr
 	cat >"$TESTDIR/process.json" <<-'EOF'

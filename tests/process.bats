@@ -285,3 +285,23 @@ sig_ignored() {
 	[ "${lines[1]}" = three ]
 	[ "$(cat "$TESTDIR/four")" = four ]
 }
+
+# The initial affinity is not checked: on cgroup v1 (this CI's cpuset) joining the
+# cpuset cgroup resets a task's affinity to the cgroup's CPUs, so nothing after the
+# join (hooks included) can see it.
+@test "process: execCPUAffinity: final, or every CPU again after initial (ocisbx-only)" {
+	requires_ocisbx "runc 1.1 predates execCPUAffinity (runc 1.2)"
+	[ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs, this runner has $(nproc)"
+	all=$(grep '^Cpus_allowed_list:' /proc/self/status | cut -f2)
+	set_args sh -c 'grep ^Cpus_allowed_list: /proc/self/status | cut -f2'
+	config_set process.execCPUAffinity '{"initial":"1"}'
+	run run_container "$CID" </dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$all" ]
+	config_set process.execCPUAffinity '{"initial":"1","final":"0"}'
+	run run_container "$CID-f" </dev/null
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = 0 ]
+}

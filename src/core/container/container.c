@@ -370,7 +370,7 @@ clone_init (create_ctx *c, ocisbx_err **err)
   r = ns_enter_for_clone (&c->ns, &saved, err);
   if (r == 0)
     {
-      pid_t pid = spawn_clone (&c->sp, ns_clone_flags (&c->ns), &c->cgj, err);
+      pid_t pid = spawn_clone (&c->sp, ns_clone_flags (&c->ns), &c->cgj, &c->proc, err);
       if (pid == 0)
         container_init (c);
       if (pid < 0)

@@ -278,7 +278,7 @@ clone_process (exec_ctx *c, ocisbx_err **err)
             return err_set (err, errno, "join the container's pid namespace");
         }
     }
-  pid = spawn_clone (&c->sp, 0, &c->cgj, err);
+  pid = spawn_clone (&c->sp, 0, &c->cgj, &c->plan, err);
   if (pid == 0)
     {
       close_fd (&own_pidns);

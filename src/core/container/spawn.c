@@ -108,9 +108,43 @@ spawn_nondumpable (ocisbx_err **err)
   return 0;
 }
 
-pid_t
-spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, ocisbx_err **err)
+/* execCPUAffinity.initial holds from before the transition into the container's
+   cgroups (runtime-spec), and the clone may make the child there (CLONE_INTO_CGROUP):
+   so the child is born with it, ours for the clone.  Our own affinity, to restore, or
+   NULL when there is nothing to do or it cannot be done (the child then has ours,
+   as it would from a sched_setaffinity of its own that failed). */
+static cpu_set_t *
+borrow_initial_affinity (const process_plan *p)
 {
+  cpu_set_t *mine;
+
+  if (p->cpu_initial == NULL)
+    return NULL;
+  mine = CPU_ALLOC (CPU_SETSIZE);
+  if (mine == NULL)
+    return NULL;
+  if (sched_getaffinity (0, CPU_ALLOC_SIZE (CPU_SETSIZE), mine) < 0
+      || sched_setaffinity (0, p->cpuset_size, p->cpu_initial) < 0)
+    {
+      CPU_FREE (mine);
+      return NULL;
+    }
+  return mine;
+}
+
+static void
+restore_affinity (cpu_set_t *mine)
+{
+  if (mine == NULL)
+    return;
+  sched_setaffinity (0, CPU_ALLOC_SIZE (CPU_SETSIZE), mine);
+  CPU_FREE (mine);
+}
+
+pid_t
+spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, const process_plan *p, ocisbx_err **err)
+{
+  cpu_set_t *mine = borrow_initial_affinity (p);
   pid_t pid = ns_clone (flags, cgj->usable ? cgj->v2_dir : -1, &s->pidfd, err);
 
   if (pid < 0 && cgj->usable && cgj->v2_dir >= 0)
@@ -121,6 +155,7 @@ spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, ocisbx_err **err)
       cgj->usable = false;
       pid = ns_clone (flags, -1, &s->pidfd, err);
     }
+  restore_affinity (mine);
   if (pid > 0)
     s->pid = pid;
   return pid;
@@ -165,9 +200,7 @@ spawn_child_enter (spawn_ctx *s, int *root_fd, int *dir_fd, cgroup_join *cgj, pr
   close_fd (root_fd);
   close_fd (dir_fd); /* the lock would otherwise be held until execve */
   close_fd (&s->sync_parent);
-  /* before the transition into the container's cgroups (runtime-spec) */
-  if (p->cpu_initial)
-    sched_setaffinity (0, p->cpuset_size, p->cpu_initial);
+  /* execCPUAffinity.initial: born with it (spawn_clone) */
   if (cgj->usable && cgroup_join_self (cgj, err) < 0)
     return -1;
   if (cgj->memory >= 0 && cgj->memory_home >= 0)

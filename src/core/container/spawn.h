@@ -23,8 +23,9 @@
  * alike, begins and ends with the same steps:
  *
  *   spawn_child_enter       first: the parent-death signal, the parent's fds closed,
- *                           execCPUAffinity.initial, the cgroups joined (cgroups/join.h:
- *                           on v1 the memory cgroup kept for the exec stub), setsid
+ *                           the cgroups joined (cgroups/join.h: on v1 the memory cgroup
+ *                           kept for the exec stub), setsid; execCPUAffinity.initial it
+ *                           was born with (spawn_clone)
  *   spawn_child_pty         the pty, sent to the console socket or kept for the relay
  *   process.h               process_apply, process_finish_and_exec: the process's
  *                           credentials, the executable, the seccomp filter, execve
@@ -91,9 +92,10 @@ int spawn_open (spawn_ctx *s, const char *console_socket, ocisbx_err **err);
 int spawn_nondumpable (ocisbx_err **err);
 /* Clone with FLAGS (ns_clone) into CGJ's cgroup2 dir when usable; if that clone fails,
    once more without it, and CGJ is then closed and not usable (the parent joins the
-   child the slow way: cgroup_enter).  Returns 0 in the child, the pid in the parent
+   child the slow way: cgroup_enter).  The child is born with P's execCPUAffinity.initial
+   (ours for the clone), so it holds before any cgroup transition.  Returns 0 in the child, the pid in the parent
    (s->pid, s->pidfd), or -1. */
-pid_t spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, ocisbx_err **err);
+pid_t spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, const process_plan *p, ocisbx_err **err);
 /* The child's seccomp listener (sync_recv_listener, serving MS on the way): taken
    (pidfd_getfd), sent to SC's listenerPath with the state document STATE, acknowledged
    (sync_ack_listener). */
@@ -103,8 +105,8 @@ int spawn_hand_off_listener (spawn_ctx *s, const sync_mount_server *ms, const oc
 void spawn_kill (spawn_ctx *s);
 
 /* In the child, its first step (above): P's pdeathsig armed; ROOT_FD (--root), DIR_FD
-   (the state dir, locked) and s->sync_parent closed; P's cpu_initial set, before the
-   cgroups of CGJ are joined (p->memcg_* for the exec stub's hand-off); a new session. */
+   (the state dir, locked) and s->sync_parent closed; the cgroups of CGJ joined
+   (p->memcg_* for the exec stub's hand-off); a new session. */
 int spawn_child_enter (spawn_ctx *s, int *root_fd, int *dir_fd, cgroup_join *cgj, process_plan *p,
                        ocisbx_err **err);
 /* In the child: process.terminal's pty, *SLAVE for the process's stdio (its owner P's
