@@ -1,7 +1,8 @@
 /* The container process: everything from process.* of the config, turned by the
- * parent into a plan (names to numbers, checked, errors naming the field), then
- * applied by the child in a fixed order.  Create's init (container_init.c) and exec's
- * child (exec_child.c) call the same three steps:
+ * parent into a plan (process_plan.c: names to numbers, checked, errors naming the
+ * field), then applied by the child in a fixed order (process.c, process_final.c).
+ * Create's init (container_init.c) and exec's child (exec_child.c) call the same
+ * three steps:
  *
  *   process_apply_early     rlimits, personality, ioPriority, scheduler (still privileged;
  *                           where each child calls it: spawn.h)
@@ -136,7 +137,11 @@ int process_prepare_personality (const oci_personality *pers, process_plan *plan
 void process_prepare_none (process_plan *plan);
 void process_plan_free (process_plan *plan);
 
-/* Child steps, in order (see above). */
+/* The highest capability number the kernel knows (PR_CAPBSET_READ): the plan's masks
+   and the child's bounding-set drop both stop there. */
+int process_last_cap (void);
+
+/* Child steps, in order (see above): process.c. */
 int process_apply_early (const process_plan *plan, ocisbx_err **err);
 /* process.oomScoreAdj, written for the process PID (0: the caller itself).  Lowering it
    needs CAP_SYS_RESOURCE of the host: the writer is whoever is still outside the

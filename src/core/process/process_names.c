@@ -1,4 +1,5 @@
-/* Name tables of process.c: signals, capabilities, rlimits, CPU lists, PATH lookup. */
+/* Name tables of process_plan.c and process.c: signals, capabilities, rlimits, CPU
+   lists, PATH lookup. */
 #include <config.h>
 #include "core/process/process.h"
 
