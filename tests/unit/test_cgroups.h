@@ -194,4 +194,23 @@ fx_setup (cg_fx *f)
   return r;
 }
 
+/* cgroup_setup of JSON's resources under ROOT fails with NEEDLE in its message */
+static __attribute__ ((unused)) void
+expect_error (const char *root, cgroup_layout layout, const char *own, const char *json, const char *path,
+              const char *needle)
+{
+  oci_config *c = parse (json);
+  cgroup_config cc = { .fs_root = root, .id = "e", .cgroups_path = path, .resources = res_of (c), .layout = layout,
+                       .proc_cgroup = own };
+  cgroup_manager *m = NULL;
+  ocisbx_err *err = NULL;
+  CHECK (cgroup_setup (&cc, &m, &err) < 0);
+  CHECK (err && strstr (err->msg, needle));
+  if (err && !strstr (err->msg, needle))
+    fprintf (stderr, "  wanted \"%s\" in: %s\n", needle, err->msg);
+  err_freep (&err);
+  cgroup_manager_free (m);
+  ocispec_free (&oci_config_type, c);
+}
+
 #endif
