@@ -436,15 +436,19 @@ passwd_line (char *line, uid_t uid, int field, char **out)
 }
 
 int
-lines_each (const char *path, size_t max_line, int (*fn) (char *line, void *arg), void *arg)
+lines_each (const char *path, char *buf, size_t size, int (*fn) (char *line, void *arg), void *arg)
 {
   cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
-  char buf[LINES_EACH_MAX + 1];
-  size_t have = 0, cap = max_line < LINES_EACH_MAX ? max_line : LINES_EACH_MAX;
+  size_t have = 0, cap = size - 1; /* and a NUL */
   bool skipping = false;
 
   if (fd < 0)
     return -1;
+  if (size < 2)
+    {
+      errno = EINVAL;
+      return -1;
+    }
   for (;;)
     {
       ssize_t n = read (fd, buf + have, cap - have);
@@ -506,8 +510,9 @@ passwd_field (const char *file, uid_t uid, int field)
 {
   /* Not stdio: the container init reads its /etc/passwd (lines_each). */
   passwd_want w = { .uid = uid, .field = field };
+  char buf[4096];
 
-  if (field < 0 || field > 6 || lines_each (file, 4096, passwd_each, &w) <= 0)
+  if (field < 0 || field > 6 || lines_each (file, buf, sizeof buf, passwd_each, &w) <= 0)
     return NULL;
   return w.out;
 }

@@ -107,13 +107,12 @@ DIR *opendir_at (int dirfd, const char *path);
    negative return of FN stops the walk and is returned; -1 with errno if reading fails. */
 int dir_each (int fd, int (*fn) (const char *name, unsigned char type, void *arg), void *arg);
 
-/* FN (LINE, ARG) for each line of the file PATH, its newline cut, read through a stack
-   buffer, not stdio: the container init reads files too, and every heap page it touches
-   is charged to the container's memory cgroup.  A line longer than MAX_LINE - 1 bytes
-   (at most LINES_EACH_MAX) is not read: FN gets NULL in its place.  A non-zero return of FN stops the walk and is
-   returned; 0 at the end; -1 with errno if PATH cannot be opened or read. */
-#define LINES_EACH_MAX 16384
-int lines_each (const char *path, size_t max_line, int (*fn) (char *line, void *arg), void *arg);
+/* FN (LINE, ARG) for each line of the file PATH, its newline cut, read through BUF (SIZE
+   bytes, the caller's: on its stack in the container init, whose every new heap page is
+   charged to the container's memory cgroup), not stdio.  A line longer than SIZE - 2
+   bytes is not read: FN gets NULL in its place.  A non-zero return of FN stops the walk
+   and is returned; 0 at the end; -1 with errno if PATH cannot be opened or read. */
+int lines_each (const char *path, char *buf, size_t size, int (*fn) (char *line, void *arg), void *arg);
 
 /* Field FIELD (0 name ... 5 home, 6 shell) of UID's first entry in the passwd-format
    FILE, malloc'd; NULL when there is none or it is empty.  Files only, no NSS: the

@@ -132,7 +132,7 @@ test_lines_each (void)
   char *dir = mktree ();
   cleanup_free char *path = xasprintf ("%s/f", dir);
   cleanup_free char *text = NULL;
-  char long_line[40];
+  char long_line[40], buf[17], big[64];
   seen s = { "" };
 
   memset (long_line, 'x', sizeof long_line - 1);
@@ -140,18 +140,18 @@ test_lines_each (void)
   text = xasprintf ("a\n\nbb\n%s\nccc\nlast", long_line);
   write_text (path, text);
   /* lines across reads of 16 bytes, an empty one, a long one, a last without newline */
-  CHECK (lines_each (path, 16, note_line, &s) == 0);
+  CHECK (lines_each (path, buf, sizeof buf, note_line, &s) == 0);
   CHECK_STR (s.text, "a||bb|<long>|ccc|last");
   s = (seen){ "", "bb" };
-  CHECK (lines_each (path, 16, note_line, &s) == 7);
+  CHECK (lines_each (path, buf, sizeof buf, note_line, &s) == 7);
   CHECK_STR (s.text, "a||bb");
   s = (seen){ "" };
-  CHECK (lines_each (path, 1 << 30, note_line, &s) == 0); /* capped at LINES_EACH_MAX */
+  CHECK (lines_each (path, big, sizeof big, note_line, &s) == 0); /* the long line fits */
   CHECK_STR (s.text, "a||bb|xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx|ccc|last");
   write_text (path, "");
   s = (seen){ "" };
-  CHECK (lines_each (path, 16, note_line, &s) == 0 && s.text[0] == '\0');
-  CHECK (lines_each ("/nonexistent/f", 16, note_line, &s) == -1 && errno == ENOENT);
+  CHECK (lines_each (path, buf, sizeof buf, note_line, &s) == 0 && s.text[0] == '\0');
+  CHECK (lines_each ("/nonexistent/f", buf, sizeof buf, note_line, &s) == -1 && errno == ENOENT);
   rmtree (dir);
 }
 

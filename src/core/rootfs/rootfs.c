@@ -28,6 +28,10 @@ root_propagation (const oci_config *cfg)
   return mount_propagation_flags (cfg->linux_->rootfs_propagation);
 }
 
+/* The longest line of /proc/self/mountinfo read: two escaped paths (up to 4 x 4095
+   bytes each) do not fit, which only --no-pivot must know of (hide_line). */
+#define MOUNTINFO_LINE 16384
+
 /* containing_mount's walk: the longest mount point that holds PATH. */
 typedef struct holder
 {
@@ -63,8 +67,9 @@ static char *
 containing_mount (const char *path)
 {
   holder h = { .path = path };
+  char buf[MOUNTINFO_LINE];
 
-  if (lines_each ("/proc/self/mountinfo", LINES_EACH_MAX, holder_line, &h) < 0 || !h.found)
+  if (lines_each ("/proc/self/mountinfo", buf, sizeof buf, holder_line, &h) < 0 || !h.found)
     return NULL;
   return xstrdup (h.mp);
 }
@@ -192,7 +197,7 @@ hide_line (char *line, void *arg)
   char mp[PATH_MAX];
 
   if (line == NULL)
-    return err_set (w->err, E2BIG, "a line of /proc/self/mountinfo over %d bytes", LINES_EACH_MAX);
+    return err_set (w->err, E2BIG, "a line of /proc/self/mountinfo over %d bytes", MOUNTINFO_LINE - 2);
   if (!host_pseudo_fs (line, w->rootfs, mp))
     return 0;
   if (sys->mount (NULL, mp, NULL, MS_SLAVE | MS_REC, NULL) < 0)
@@ -216,7 +221,8 @@ static int
 hide_host_pseudo_fs (const char *rootfs, ocisbx_err **err)
 {
   hide_walk w = { .rootfs = rootfs, .err = err };
-  int r = lines_each ("/proc/self/mountinfo", LINES_EACH_MAX, hide_line, &w);
+  char buf[MOUNTINFO_LINE];
+  int r = lines_each ("/proc/self/mountinfo", buf, sizeof buf, hide_line, &w);
 
   if (r < 0 && *err == NULL)
     return err_set (err, errno, "read /proc/self/mountinfo");
