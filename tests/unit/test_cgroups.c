@@ -243,7 +243,7 @@ test_v1_create_remove (void)
       CHECK (cgroup_hierarchy_count (m2) == m2->n && !cgroup_enter_only (m2));
       /* a process could join them by itself, but their tasks files are on no cgroupfs:
          cgroup_enter it is */
-      cgroup_join_prepare (m2, &j);
+      cgroup_join_prepare (m2, true, &j);
       CHECK (!j.usable && j.n_tasks == 0 && j.v2_dir < 0);
       cgroup_join_close (&j);
       CHECK_STR (h.dir, dir0);

@@ -65,7 +65,7 @@ cgroup_join_init (cgroup_join *j)
 }
 
 void
-cgroup_join_prepare (const cgroup_manager *m, cgroup_join *j)
+cgroup_join_prepare (const cgroup_manager *m, bool memory_hand_off, cgroup_join *j)
 {
   size_t n = cgroup_hierarchy_count (m);
   bool ok = n > 0 && !cgroup_enter_only (m);
@@ -82,7 +82,7 @@ cgroup_join_prepare (const cgroup_manager *m, cgroup_join *j)
       cgroup_join_close (j);
       return;
     }
-  if (j->memory_at != SIZE_MAX)
+  if (memory_hand_off && j->memory_at != SIZE_MAX)
     {
       cleanup_free char *home = cgroup_own_tasks_v1 (m, "memory");
       if (home)

@@ -295,8 +295,10 @@ protect_exec (create_ctx *c, ocisbx_err **err)
 
   if (c->cfg->process == NULL)
     return 0; /* nothing will be executed: no filter either, it is the process's */
-  return spawn_protect_exec (SPAWN_CREATE, lx ? lx->seccomp : NULL, c->o->root, &c->seccomp, &c->proc,
-                             c->caller_mask, err);
+  /* without a user namespace between us, the container's processes may hold
+     CAP_SYS_PTRACE over the init while it is ours (dmz.h) */
+  return spawn_protect_exec (SPAWN_CREATE, lx ? lx->seccomp : NULL, c->o->root, !c->userns, &c->seccomp,
+                             &c->proc, c->caller, err);
 }
 
 /* A bind source for the init in a user namespace (mounts_runtime_source), from inside
@@ -366,7 +368,7 @@ clone_init (create_ctx *c, ocisbx_err **err)
   else
     c->child_nondumpable = c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp);
 
-  cgroup_join_prepare (c->cgroup, &c->cgj);
+  cgroup_join_prepare (c->cgroup, c->userns, &c->cgj);
   r = ns_enter_for_clone (&c->ns, &saved, err);
   if (r == 0)
     {

@@ -66,7 +66,8 @@ typedef struct create_ctx
   bool parent_hooks;  /* prestart or createRuntime hooks exist */
   bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
   init_go go_at;      /* where the init waits for SYNC_GO */
-  const sigset_t *caller_mask; /* `run` in the foreground: the mask before ours (NULL: unchanged) */
+  const caller_signals *caller; /* `run` in the foreground: the caller's signals before ours
+                                   (NULL: unchanged; cloned_binary.h) */
   bool notify;        /* NOTIFY_SOCKET: the container gets /run/notify (notify.h) */
   int notify_fd;      /* `run`: the notify socket we listen on, or -1 */
   bool start_now;     /* `run`: no exec fifo, the init executes the process once it is

@@ -169,6 +169,7 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
 {
   create_ctx c;
   sigset_t set, old, unignored;
+  caller_signals caller;
   bool foreground = !o->detach;
   pid_t pid, watcher = -1;
   int r, done = -1;
@@ -186,7 +187,8 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
       if (foreground)
         {
           c.proc.sigmask = old; /* the container process gets the caller's mask */
-          c.caller_mask = &old;
+          caller = (caller_signals){ .mask = old, .ignored = unignored };
+          c.caller = &caller;
         }
       r = create_run_pipeline (&c, err);
     }

@@ -26,10 +26,6 @@
 #include "core/syscalls.h"
 #include "core/utils.h"
 
-#if OCISBX_ASAN
-#include <sanitizer/lsan_interface.h>
-#endif
-
 static void
 ctx_init (exec_ctx *c, const exec_opts *o)
 {
@@ -186,7 +182,7 @@ prepare (exec_ctx *c, ocisbx_err **err)
     return -1;
   if (process_prepare (&c->spec.eff, c->spec.doc, ".process", NULL, &c->plan, err) < 0)
     return -1;
-  c->plan.sigmask = c->sigmask;
+  c->plan.sigmask = c->caller.mask;
   lx = c->spec.cfg->linux_;
   if (lx && process_prepare_personality (lx->personality, &c->plan, err) < 0)
     return -1;
@@ -196,8 +192,9 @@ prepare (exec_ctx *c, ocisbx_err **err)
     return -1;
   /* Last, the seccomp filter, and how the process is executed (spawn.h): MAY RE-EXECUTE
      the command.  We hold the container's lock, which the exec releases (O_CLOEXEC), and
-     nothing else exists yet.  The new image starts with the caller's signal mask. */
-  return spawn_protect_exec (SPAWN_EXEC, lx ? lx->seccomp : NULL, o->root, &c->seccomp, &c->plan, &c->sigmask, err);
+     nothing else exists yet.  The new image starts with the caller's signals. */
+  return spawn_protect_exec (SPAWN_EXEC, lx ? lx->seccomp : NULL, o->root, !(c->ns_flags & CLONE_NEWUSER),
+                             &c->seccomp, &c->plan, &c->caller, err);
 }
 
 static int
@@ -209,38 +206,45 @@ prepare_cgroups (exec_ctx *c, ocisbx_err **err)
     return 0;
   if (container_cgroups (&c->h, &m, err) < 0)
     return err_wrap (err, "the container's cgroups");
-  cgroup_join_prepare (m, &c->cgj);
+  cgroup_join_prepare (m, (c->ns_flags & CLONE_NEWUSER) != 0, &c->cgj);
   return 0;
 }
 
 /* ---- the clone ---- */
 
-/* setns into the init's namespace of kind FLAG: through its pidfd, else its file. */
+/* The process appears in the container's pid namespace only once it is in the
+   container's user and mount namespaces and root, holding nothing of ours: a process of
+   the container with CAP_SYS_PTRACE reaches whatever a process of its pid namespace has
+   (/proc/PID/root, /proc/PID/fd, /proc/PID/exe), whatever dumpable says.  So the child
+   we clone here stays in our pid namespace: it joins the others, enters the root,
+   closes what is ours, and only then forks the process into the container's pid
+   namespace as our child (CLONE_PARENT, exec_child.c: fork_process), reports its pid
+   and exits.  We take that grandchild over here.  Without a pid namespace of the
+   container's own (the host's shared) there is nothing to hide from: one clone. */
 static int
-join_ns (exec_ctx *c, int flag)
+adopt_process (exec_ctx *c, ocisbx_err **err)
 {
-  char path[32];
-  int fd, r, saved;
+  pid_t pid;
+  int fd;
 
-  if (c->pidfd >= 0 && sys->setns (c->pidfd, flag) == 0)
+  if (!c->join_pid)
     return 0;
-  if (c->pidfd >= 0 && errno != EINVAL)
+  if (sync_recv_pid (c->sp.sync_parent, &pid, err) < 0)
     return -1;
-  snprintf (path, sizeof path, "ns/%s", ns_proc_name (flag));
-  fd = openat (c->procfd, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -1;
-  r = sys->setns (fd, flag);
-  saved = errno;
-  close (fd);
-  errno = saved;
-  return r;
+  while (waitpid (c->sp.pid, NULL, 0) < 0 && errno == EINTR)
+    ;
+  c->sp.pid = pid;
+  /* our child (CLONE_PARENT): its pid is its own until we reap it */
+  fd = syscall (SYS_pidfd_open, pid, 0);
+  if (c->sp.pidfd >= 0)
+    close (c->sp.pidfd);
+  c->sp.pidfd = fd;
+  return 0;
 }
 
 static int
 clone_process (exec_ctx *c, ocisbx_err **err)
 {
-  cleanup_close int own_pidns = -1;
   pid_t pid;
 
   if (spawn_open (&c->sp, c->o->console_socket, err) < 0)
@@ -249,46 +253,9 @@ clone_process (exec_ctx *c, ocisbx_err **err)
      into the child (ptrace, /proc/PID/fd) until execve makes it dumpable again. */
   if (spawn_nondumpable (err) < 0)
     return -1;
-  /* Our next child is born in the container's pid namespace (pid_for_children);
-     we go back to ours right after the clone. */
-  if (c->join_pid)
-    {
-      own_pidns = open ("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
-      if (own_pidns < 0)
-        return err_set (err, errno, "open /proc/self/ns/pid");
-#if OCISBX_ASAN
-      /* LeakSanitizer's exit check clones a helper into our pid namespace for children:
-         in the container's it cannot see us, and we would wait for it forever.  Where we
-         will not come back (no setns into our own: no CAP_SYS_ADMIN over it), it checks now. */
-      if (sys->setns (own_pidns, CLONE_NEWPID) < 0)
-        __lsan_do_leak_check ();
-#endif
-      if (join_ns (c, CLONE_NEWPID) < 0)
-        {
-          if (errno != EPERM || !(c->ns_flags & CLONE_NEWUSER))
-            return err_set (err, errno, "join the container's pid namespace");
-          /* Unprivileged (rootless): joining a pid namespace needs CAP_SYS_ADMIN in our
-             own user namespace too.  We enter the container's user namespace for good
-             (our uid on the host stays what it is): there is no way back then. */
-          if (join_ns (c, CLONE_NEWUSER) < 0)
-            return err_set (err, errno, "join the container's user namespace");
-          c->ns_flags &= ~CLONE_NEWUSER;
-          close_fd (&own_pidns);
-          if (join_ns (c, CLONE_NEWPID) < 0)
-            return err_set (err, errno, "join the container's pid namespace");
-        }
-    }
   pid = spawn_clone (&c->sp, 0, &c->cgj, &c->plan, err);
   if (pid == 0)
-    {
-      close_fd (&own_pidns);
-      exec_child (c);
-    }
-  /* Back to our pid namespace for children: we fork nothing else, but libraries (a
-     sanitizer's helper thread) may.  Without CAP_SYS_ADMIN over it (in a user
-     namespace of an engine, rootless) there is no way back: not needed either. */
-  if (own_pidns >= 0 && sys->setns (own_pidns, CLONE_NEWPID) < 0 && errno != EPERM && pid > 0)
-    return err_set (err, errno, "return to the runtime's pid namespace");
+    exec_child (c);
   /* the child's: nothing of the container's stays open here while we wait */
   close_fd (&c->sp.sync_child);
   close_fd (&c->sp.console_sock);
@@ -320,6 +287,8 @@ static int
 wait_exec (exec_ctx *c, ocisbx_err **err)
 {
   if (c->sp.relay && sync_wait_ready (c->sp.sync_parent, NULL, &c->sp.master, err) < 0)
+    return -1;
+  if (adopt_process (c, err) < 0)
     return -1;
   if (c->seccomp && seccomp_prog_has_listener (c->seccomp))
     {
@@ -408,7 +377,8 @@ container_exec (const exec_opts *o, int *exit_code, ocisbx_err **err)
       foreground_signal_set (&set);
       foreground_block (&set, &old, &unignored);
     }
-  c.sigmask = old;
+  c.caller.mask = old;
+  c.caller.ignored = unignored;
   r = run (&c, exit_code, err);
   ctx_free (&c, r < 0);
   if (!o->detach)

@@ -1,15 +1,21 @@
-/* exec: the child, from clone3 (already in the container's pid namespace and, with
-   cgroup2, in its cgroup) to execve.  It runs on the parent's memory, reports a
-   failure as one message on the sync channel and exits 126, 127 or 255; success
-   shows as end-of-file (the channel is O_CLOEXEC). */
+/* exec: the child, from clone3 (with cgroup2, in its cgroup) to execve.  It runs on
+   the parent's memory, reports a failure as one message on the sync channel and exits
+   126, 127 or 255; success shows as end-of-file (the channel is O_CLOEXEC).
+
+   When the container has a pid namespace of its own, the clone is born in ours and
+   is only the first of two: it joins the container's other namespaces and its root,
+   closes every fd of ours it does not hand on, and then forks the process into the
+   container's pid namespace (fork_process; exec.c says why). */
 #include <config.h>
 #include "core/container/exec_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,20 +25,22 @@
 #include "core/process/terminal.h"
 #include "core/utils.h"
 
-/* Every namespace of the init that is not ours, user first.  One setns(2) on the
-   init's pidfd (Linux 5.8) joins them all at once; older kernels take the files. */
+/* Every namespace of the init that is not ours, user first; the pid namespace for
+   our children (fork_process).  One setns(2) on the init's pidfd (Linux 5.8) joins them
+   all at once; older kernels take the files. */
 static int
 join_namespaces (exec_ctx *c, ocisbx_err **err)
 {
-  static const int order[] = { CLONE_NEWUSER, CLONE_NEWIPC, CLONE_NEWUTS, CLONE_NEWNET,
-                               CLONE_NEWCGROUP, CLONE_NEWTIME, CLONE_NEWNS };
+  static const int order[] = { CLONE_NEWUSER, CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWNET,
+                               CLONE_NEWCGROUP, CLONE_NEWTIME, CLONE_NEWPID, CLONE_NEWNS };
   int fds[sizeof order / sizeof order[0]];
   size_t n = sizeof order / sizeof order[0];
+  int flags = c->ns_flags | (c->join_pid ? CLONE_NEWPID : 0);
   int ret = 0;
 
-  if (c->ns_flags == 0)
+  if (flags == 0)
     return 0;
-  if (sys->setns (c->pidfd, c->ns_flags) == 0)
+  if (sys->setns (c->pidfd, flags) == 0)
     return 0;
   if (errno != EINVAL && errno != EBADF)
     return err_set (err, errno, "join the container's namespaces (setns on the init's pidfd)");
@@ -41,7 +49,7 @@ join_namespaces (exec_ctx *c, ocisbx_err **err)
     {
       char path[32];
       fds[i] = -1;
-      if (!(c->ns_flags & order[i]))
+      if (!(flags & order[i]))
         continue;
       snprintf (path, sizeof path, "ns/%s", ns_proc_name (order[i]));
       fds[i] = openat (c->procfd, path, O_RDONLY | O_CLOEXEC);
@@ -66,6 +74,61 @@ enter_root (exec_ctx *c, ocisbx_err **err)
   if (chroot (".") < 0)
     return err_set (err, errno, "chroot to the container's root");
   close_fd (&c->init_root);
+  return 0;
+}
+
+/* Nothing of ours stays open in a process of the container's pid namespace but what
+   the process is handed: its stdio and --preserve-fds, the sync channel, the console
+   socket, the exec stub, the memory cgroup hand-off (only where a user namespace
+   keeps the container's processes from reaching ours: cgroup_join_prepare), the
+   exec tree's pidfd of ours. */
+static int
+close_ours (exec_ctx *c, ocisbx_err **err)
+{
+  const process_plan *p = &c->plan;
+  int keep[] = { c->sp.sync_child,
+                 c->sp.console_sock,
+                 p->via_dmz ? p->dmz_fd : -1,
+                 p->memcg_handoff ? p->memcg_home : -1,
+                 p->memcg_handoff ? p->memcg : -1,
+                 c->self_pidfd };
+
+  return close_fds_except (3 + c->o->preserve_fds, keep, sizeof keep / sizeof keep[0], err);
+}
+
+/* Into the container's pid namespace (joined for our children): the process, our
+   parent's child (CLONE_PARENT), whose pid goes to the parent (exec.c: adopt_process);
+   we are done then.  Last of the set-up: the process is born with its credentials,
+   capabilities and everything process_apply did (a process of the container that may
+   ptrace it gains nothing it could not have from the process itself), left to do are
+   process_finish_and_exec's steps. */
+static int
+fork_process (exec_ctx *c, ocisbx_err **err)
+{
+  pid_t pid;
+
+  if (!c->join_pid)
+    return 0;
+  pid = ns_clone (CLONE_PARENT, -1, NULL, err);
+  if (pid < 0)
+    return -1;
+  if (pid > 0)
+    {
+      if (sync_report_pid (c->sp.sync_child, pid, err) < 0)
+        {
+          kill (pid, SIGKILL);
+          return -1;
+        }
+      _exit (0);
+    }
+  /* not inherited: the parent-death signal, the leadership of a session and the pty
+     as its controlling terminal (an exec tree's leader takes it: process.h) */
+  if (c->plan.pdeathsig)
+    prctl (PR_SET_PDEATHSIG, c->plan.pdeathsig);
+  if (setsid () < 0)
+    return err_set (err, errno, "setsid");
+  if (c->plan.terminal && !c->plan.tree && ioctl (0, TIOCSCTTY, 0) < 0)
+    return err_set (err, errno, "make the pty the controlling terminal");
   return 0;
 }
 
@@ -100,12 +163,15 @@ setup (exec_ctx *c, char **exe, ocisbx_err **err)
     return -1;
   close_fd (&c->pidfd);
   close_fd (&c->procfd);
-  if (enter_root (c, err) < 0)
+  if (enter_root (c, err) < 0 || close_ours (c, err) < 0)
     return -1;
 
   if (p->terminal && setup_pty_and_ready (c, &slave, err) < 0)
     return -1;
-  return process_apply (p, slave, 3 + c->o->preserve_fds, c->sp.sync_child, exe, err);
+  p->forked_after_apply = c->join_pid;
+  if (process_apply (p, slave, 3 + c->o->preserve_fds, c->sp.sync_child, exe, err) < 0)
+    return -1;
+  return fork_process (c, err);
 }
 
 _Noreturn void

@@ -11,6 +11,7 @@
 #include "core/container/exec.h"
 #include "core/container/handle.h"
 #include "core/container/spawn.h"
+#include "core/process/cloned_binary.h"
 #include "core/process/process.h"
 #include "core/seccomp/seccomp.h"
 #include "core/container/state.h"
@@ -56,7 +57,8 @@ typedef struct exec_ctx
   int ns_flags;  /* namespaces of the init that differ from ours, without pid */
   bool join_pid; /* the init's pid namespace is not ours */
 
-  sigset_t sigmask;       /* the caller's, restored in the process */
+  caller_signals caller;  /* the caller's mask, restored in the process, and what it
+                             ignored (for a re-exec: cloned_binary.h) */
 
   spawn_ctx sp; /* the process: sync channel, console socket, pid, pidfd, relayed pty (spawn.h) */
 } exec_ctx;

@@ -62,8 +62,8 @@ spawn_check_terminal (spawn_ctx *s, spawn_kind kind, process_plan *p, const char
 }
 
 int
-spawn_protect_exec (spawn_kind kind, const oci_seccomp *sc, const char *root, seccomp_prog **prog, process_plan *p,
-                    const sigset_t *mask, ocisbx_err **err)
+spawn_protect_exec (spawn_kind kind, const oci_seccomp *sc, const char *root, bool sealed, seccomp_prog **prog,
+                    process_plan *p, const caller_signals *caller, ocisbx_err **err)
 {
   if (sc)
     {
@@ -76,7 +76,7 @@ spawn_protect_exec (spawn_kind kind, const oci_seccomp *sc, const char *root, se
      SYNC_READY: the init loads such a filter early (process_final.c).  Exec's parent
      waits until the process runs. */
   p->filter_early = kind == SPAWN_CREATE && *prog && seccomp_prog_has_listener (*prog);
-  return dmz_prepare (p, *prog, mask, err);
+  return dmz_prepare (p, *prog, sealed, caller, err);
 }
 
 int

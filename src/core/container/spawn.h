@@ -51,6 +51,7 @@
 #include "core/cgroups/join.h"
 #include "core/container/sync.h"
 #include "core/error.h"
+#include "core/process/cloned_binary.h"
 #include "core/process/process.h"
 #include "core/process/terminal.h"
 #include "core/seccomp/seccomp.h"
@@ -83,10 +84,11 @@ int spawn_check_terminal (spawn_ctx *s, spawn_kind kind, process_plan *p, const 
                           ocisbx_err **err);
 /* SC (may be NULL: none) prepared into *PROG with its cache under ROOT (--root, NULL:
    the default), and where the child loads it (p->filter_early: create's, with a
-   listener); then P's exec protection (dmz_prepare): may re-execute the command,
-   starting the new image with MASK (NULL: unchanged). */
-int spawn_protect_exec (spawn_kind kind, const oci_seccomp *sc, const char *root, seccomp_prog **prog,
-                        process_plan *p, const sigset_t *mask, ocisbx_err **err);
+   listener); then P's exec protection (dmz_prepare; SEALED: the process will share our
+   user namespace, see spawn_shares_userns): may re-execute the command, starting the
+   new image with CALLER's signals (NULL: ours). */
+int spawn_protect_exec (spawn_kind kind, const oci_seccomp *sc, const char *root, bool sealed, seccomp_prog **prog,
+                        process_plan *p, const caller_signals *caller, ocisbx_err **err);
 int spawn_open (spawn_ctx *s, const char *console_socket, ocisbx_err **err);
 /* Non-dumpable now (our memory and fds reach into the host), and the child with us. */
 int spawn_nondumpable (ocisbx_err **err);

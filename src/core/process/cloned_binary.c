@@ -4,15 +4,29 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/syscalls.h"
 #include "core/utils.h"
+
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001
+#endif
 
 #ifndef MFD_EXEC
 #define MFD_EXEC 0x0010U /* Linux 6.3: executable memfd even under vm.memfd_noexec=1 */
@@ -28,6 +42,34 @@ cloned_binary_fd_is_sealed (int fd)
 {
   int seals = fcntl (fd, F_GET_SEALS);
   return seals >= 0 && (seals & REQUIRED_SEALS) == REQUIRED_SEALS;
+}
+
+bool
+cloned_binary_exe_is_safe (int fd)
+{
+  struct statvfs st;
+
+  if (cloned_binary_fd_is_sealed (fd))
+    return true;
+  return fstatvfs (fd, &st) == 0 && (st.f_flag & ST_RDONLY);
+}
+
+/* The executable EXE_PATH seen through a private, detached, read-only bind of the file
+   itself (open_tree OPEN_TREE_CLONE, then mount_setattr): executed from it, a process's
+   /proc/PID/exe is that file on that mount, so reopening it for writing fails (EROFS);
+   once the fd is gone (O_CLOEXEC: at the execve) the mount belongs to no namespace, and
+   nobody can make it writable again.  Nothing is copied: the pages are the page cache's.
+   -1 (errno set) where we may not make mounts (no CAP_SYS_ADMIN over our mount
+   namespace): the memfd copy serves then. */
+static int
+readonly_view (const char *exe_path)
+{
+  sys_mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+  cleanup_close int fd = sys->open_tree (AT_FDCWD, exe_path, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+
+  if (fd < 0 || sys->mount_setattr (fd, "", AT_EMPTY_PATH, &attr) < 0)
+    return -1;
+  return steal_fd (&fd);
 }
 
 static int
@@ -148,26 +190,40 @@ cloned_binary_copy (int exe, ocisbx_err **err)
   return steal_fd (&fd);
 }
 
+/* CALLER's signals for the exec (ENTER; OLD: our mask), or ours back after it failed. */
+static void
+signals_for_exec (const caller_signals *caller, sigset_t *old, bool enter)
+{
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sigismember (&caller->ignored, sig) == 1)
+      signal (sig, enter ? SIG_IGN : SIG_DFL);
+  sigprocmask (SIG_SETMASK, enter ? &caller->mask : old, enter ? old : NULL);
+}
+
 int
-ensure_cloned_binary (int argc, char **argv, char **envp, ocisbx_err **err)
+ensure_cloned_binary (int argc, char **argv, char **envp, const caller_signals *caller, ocisbx_err **err)
 {
   cleanup_close int exe = open ("/proc/self/exe", O_RDONLY | O_CLOEXEC);
   cleanup_close int copy = -1;
+  sigset_t old;
+  int saved;
   cleanup_free char **env = NULL;
   size_t n = 0;
 
   (void) argc;
   if (exe < 0)
     return err_set (err, errno, "cloned binary: open /proc/self/exe");
-  if (cloned_binary_fd_is_sealed (exe))
+  if (cloned_binary_exe_is_safe (exe))
     {
       unsetenv (OCISBX_CLONED_ENV);
       return 0;
     }
   if (getenv (OCISBX_CLONED_ENV) != NULL)
-    return err_set (err, 0, "cloned binary: re-executed, but /proc/self/exe is still not a sealed memfd");
+    return err_set (err, 0, "cloned binary: re-executed, but /proc/self/exe is still writable");
 
-  copy = cloned_binary_copy (exe, err);
+  copy = readonly_view ("/proc/self/exe");
+  if (copy < 0)
+    copy = cloned_binary_copy (exe, err);
   if (copy < 0)
     return -1;
   while (envp && envp[n])
@@ -176,6 +232,11 @@ ensure_cloned_binary (int argc, char **argv, char **envp, ocisbx_err **err)
   if (n)
     memcpy (env, envp, n * sizeof *env);
   env[n] = (char *) OCISBX_CLONED_ENV "=1";
-  fexecve (copy, argv, env);
-  return err_set (err, errno, "cloned binary: execute the sealed copy");
+  if (caller)
+    signals_for_exec (caller, &old, true);
+  syscall (SYS_execveat, copy, "", argv, env, AT_EMPTY_PATH);
+  saved = errno;
+  if (caller)
+    signals_for_exec (caller, &old, false);
+  return err_set (err, saved, "cloned binary: execute the sealed copy");
 }

@@ -211,7 +211,7 @@ dmz_execveat (int dmz_fd, char *const argv[], char *const envp[])
 }
 
 int
-dmz_fallback_reexec (const sigset_t *mask, ocisbx_err **err)
+dmz_fallback_reexec (const caller_signals *caller, ocisbx_err **err)
 {
   cleanup_free char *cmdline = NULL;
   cleanup_free char **argv = NULL;
@@ -228,16 +228,20 @@ dmz_fallback_reexec (const sigset_t *mask, ocisbx_err **err)
       argv[k] = cmdline + i;
       i += strlen (cmdline + i) + 1;
     }
-  if (mask)
-    sigprocmask (SIG_SETMASK, mask, NULL);
-  return ensure_cloned_binary ((int) argc, argv, environ, err);
+  return ensure_cloned_binary ((int) argc, argv, environ, caller, err);
 }
 
 int
-dmz_prepare (process_plan *plan, const seccomp_prog *seccomp, const sigset_t *reexec_mask, ocisbx_err **err)
+dmz_prepare (process_plan *plan, const seccomp_prog *seccomp, bool sealed, const caller_signals *caller,
+             ocisbx_err **err)
 {
   cleanup_err ocisbx_err *e = NULL;
-  cleanup_close int fd = dmz_memfd (&e);
+  cleanup_close int fd = -1;
+
+  /* first: the new image starts the command again */
+  if (sealed && dmz_fallback_reexec (caller, err) < 0)
+    return -1;
+  fd = dmz_memfd (&e);
 
   if (fd >= 0 && dmz_usable (seccomp, fd, plan->selinux_label, plan->apparmor_profile))
     {
@@ -247,5 +251,5 @@ dmz_prepare (process_plan *plan, const seccomp_prog *seccomp, const sigset_t *re
       return 0;
     }
   log_debug ("%s: the sealed copy of the runtime instead", e ? e->msg : "dmz: not usable for this process");
-  return dmz_fallback_reexec (reexec_mask, err);
+  return dmz_fallback_reexec (caller, err);
 }

@@ -2,9 +2,12 @@
    (CVE-2019-5736).
 
    A process that the runtime puts into a container runs ocisbx's code until its last
-   execve.  Two things keep a container from reaching the runtime's binary:
+   execve.  Three things keep a container from reaching the runtime's binary:
    - while it is ocisbx, the process is not dumpable (PR_SET_DUMPABLE 0): no process of
-     the container may open its /proc/PID/exe, ptrace it or read its fds;
+     the container may open its /proc/PID/exe, ptrace it or read its fds, unless it
+     holds CAP_SYS_PTRACE in our user namespace (a container without one of its own);
+   - for such a container the runtime first re-executes itself from a read-only view of
+     its binary (dmz_prepare's SEALED, cloned_binary.h), so that exe cannot be written;
    - its last execve runs ocisbx-dmz (src/dmz/dmz.c) from a sealed memfd, and the dmz
      executes the container's program.  A program that asks for /proc/self/exe as its
      interpreter gets the sealed dmz, which refuses to run it.
@@ -21,6 +24,7 @@
 #include <stdbool.h>
 
 #include "core/error.h"
+#include "core/process/cloned_binary.h"
 #include "core/process/process.h"
 #include "core/seccomp/seccomp.h"
 
@@ -71,14 +75,18 @@ char **dmz_argv (int memcg_fd, const char *tree_opts, const char *path, char *co
 int dmz_execveat (int dmz_fd, char *const argv[], char *const envp[]);
 
 /* The choice for PLAN's last exec: through the dmz (PLAN->via_dmz, with its memfd in
-   PLAN->dmz_fd) when dmz_usable, else dmz_fallback_reexec (REEXEC_MASK).  Call before
-   anything is created. */
-int dmz_prepare (process_plan *plan, const seccomp_prog *seccomp, const sigset_t *reexec_mask, ocisbx_err **err);
+   PLAN->dmz_fd) when dmz_usable, else dmz_fallback_reexec (CALLER).  SEALED: the
+   runtime's code runs in the container's namespaces where its processes may hold
+   CAP_SYS_PTRACE over ours (no user namespace between us), so it runs from a sealed
+   copy whatever the last exec is: dmz_fallback_reexec first.  Call before anything is
+   created. */
+int dmz_prepare (process_plan *plan, const seccomp_prog *seccomp, bool sealed, const caller_signals *caller,
+                 ocisbx_err **err);
 
 /* The re-exec fallback: re-execute the running command (its /proc/self/cmdline and
    environ) from a sealed copy of the binary, unless it already runs from one (then 0).
    Call only before anything is created: the new image starts the command again.
-   MASK (may be NULL): the signal mask the new image must start with. */
-int dmz_fallback_reexec (const sigset_t *mask, ocisbx_err **err);
+   CALLER (may be NULL: ours): the signals the new image must start with. */
+int dmz_fallback_reexec (const caller_signals *caller, ocisbx_err **err);
 
 #endif

@@ -220,7 +220,7 @@ process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err
     return -1;
   if (tty_slave >= 0)
     {
-      if (terminal_make_stdio (tty_slave, !plan->tree, err) < 0)
+      if (terminal_make_stdio (tty_slave, !plan->tree && !plan->forked_after_apply, err) < 0)
         return -1;
       if (tty_slave > 2)
         close (tty_slave);

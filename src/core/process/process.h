@@ -124,6 +124,9 @@ typedef struct process_plan
   int tree_nfds;  /* the leader's fds (stdio, --preserve-fds): the reaper closes them */
   int tree_pidfd; /* the foreground runtime's pidfd (not owned, kept across the exec),
                      or -1 when detached */
+  /* exec into a pid namespace: process_apply is followed by the fork of the process
+     into it (exec_child.c), which takes the pty as its controlling terminal itself */
+  bool forked_after_apply;
 } process_plan;
 
 /* Parent: DOC and FIELD name the source in errors ("config.json", ".process").
