@@ -433,7 +433,7 @@ test_state_roundtrip (void)
     err_freep (&err);
     /* an older ocisbx's state.json: "cgroup" is text; read as the typed "cgroups" */
     {
-      const char *old = "{\"id\":\"c1\",\"pid\":1234,\"bundle\":\"/b\",\"cgroup\":\"ocisbx-cgroups 1\\nlayout "
+      const char *old = "{\"id\":\"c1\",\"pid\":1234,\"startTime\":5,\"bundle\":\"/b\",\"cgroup\":\"ocisbx-cgroups 1\\nlayout "
                         "hybrid\\nfake 0\\nrootless 0\\nh 1 memory\\tmemory\\t0\\t/ocisbx/c1\\nh 2 unified\\t\\t1\\t"
                         "/ocisbx/c1\\n\"}";
       CHECK (write_file_atomic_at (dirfd, STATE_FILE, old, strlen (old), 0600, &err) == 0);
@@ -450,10 +450,34 @@ test_state_roundtrip (void)
       container_state_free (back);
       back = NULL;
       /* what is not the old text is an error naming the file and the field */
-      old = "{\"id\":\"c1\",\"pid\":1,\"bundle\":\"/b\",\"cgroup\":\"x\"}";
+      old = "{\"id\":\"c1\",\"pid\":1,\"startTime\":5,\"bundle\":\"/b\",\"cgroup\":\"x\"}";
       CHECK (write_file_atomic_at (dirfd, STATE_FILE, old, strlen (old), 0600, &err) == 0);
       CHECK (state_read (dirfd, "c1", &back, &err) < 0 && err && strstr (err->msg, path)
              && strstr (err->msg, ".cgroup: cgroups: unknown serialized state"));
+      err_freep (&err);
+    }
+    /* state.json's init against the record: a missing startTime is the record's for
+       the same pid; another pid, or neither, is refused naming the file */
+    {
+      const char *nost = "{\"id\":\"c1\",\"pid\":4321,\"bundle\":\"/b\"}";
+      CHECK (write_file_atomic_at (dirfd, STATE_FILE, nost, strlen (nost), 0600, &err) == 0);
+      CHECK (state_read (dirfd, "c1", &back, &err) < 0 && err && strstr (err->msg, path)
+             && strstr (err->msg, "startTime") && strstr (err->msg, "/c1/" STATE_INIT));
+      err_freep (&err);
+      CHECK (unlinkat (dirfd, STATE_INIT, 0) == 0);
+      CHECK (state_read (dirfd, "c1", &back, &err) < 0 && err && strstr (err->msg, "no init record"));
+      err_freep (&err);
+      CHECK (state_init_record_write (dirfd, 4321, 77, &err) == 0);
+      CHECK (state_read (dirfd, "c1", &back, &err) == 0 && back && back->start_time == 77);
+      container_state_free (back);
+      back = NULL;
+      nost = "{\"id\":\"c1\",\"pid\":4322,\"bundle\":\"/b\"}";
+      CHECK (write_file_atomic_at (dirfd, STATE_FILE, nost, strlen (nost), 0600, &err) == 0);
+      CHECK (state_read (dirfd, "c1", &back, &err) < 0 && err && strstr (err->msg, "pid 4321"));
+      err_freep (&err);
+      nost = "{\"id\":\"c1\",\"pid\":4321,\"startTime\":78,\"bundle\":\"/b\"}";
+      CHECK (write_file_atomic_at (dirfd, STATE_FILE, nost, strlen (nost), 0600, &err) == 0);
+      CHECK (state_read (dirfd, "c1", &back, &err) < 0 && err && strstr (err->msg, "start time 77"));
       err_freep (&err);
     }
     CHECK (write_file_atomic_at (dirfd, STATE_FILE, "{\"id\":", 6, 0600, &err) == 0);

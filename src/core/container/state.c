@@ -224,10 +224,54 @@ state_dir_file_path (int dirfd, const char *name)
   return name[0] ? xasprintf ("%s/%s", dir, name) : xstrdup (dir);
 }
 
-/* The state ST parsed: an older ocisbx's "cgroup" text becomes the "cgroups" object. */
+/* state.json's init checked against the init record, which create wrote apart from it:
+   a pid is only signalled, joined or counted as the container's while its start time
+   tells it from a later process with the same pid.  A state.json without "startTime"
+   takes the record's when both name the same pid; one the record contradicts, or one
+   with neither, is refused (as a corrupt state.json: `delete --force` still finds the
+   init through the record). */
+static int
+state_check_init (int dirfd, const char *id, container_state *st, ocisbx_err **err)
+{
+  cleanup_err ocisbx_err *e = NULL;
+  cleanup_free char *path = NULL;
+  pid_t pid = 0;
+  uint64_t t = 0;
+  int r;
+
+  if (st->pid <= 0)
+    return 0; /* pid 0: written before the clone ("creating") */
+  r = state_init_record_read (dirfd, &pid, &t, &e);
+  if (r == 1 && pid == st->pid && (st->start_time == 0 || st->start_time == t))
+    {
+      st->start_time = t;
+      return 0;
+    }
+  if (r != 1 && st->start_time)
+    return 0; /* no record (an older ocisbx), or an unreadable one: state.json's own proof */
+  path = state_dir_file_path (dirfd, STATE_FILE);
+  if (r == 1)
+    return err_set (err, 0,
+                    "container \"%s\": %s: the init (pid %d, startTime %llu) is not the one its init record "
+                    "names (pid %d, start time %llu): refusing to take that process for the container's",
+                    id, path, (int) st->pid, (unsigned long long) st->start_time, (int) pid,
+                    (unsigned long long) t);
+  return err_set (err, 0,
+                  "container \"%s\": %s: pid %d without \"startTime\", and %s: that process cannot be told "
+                  "from another with the same pid: refusing to take it for the container's init",
+                  id, path, (int) st->pid, e ? e->msg : "no init record");
+}
+
+/* The state ST parsed: an older ocisbx's "cgroup" text becomes the "cgroups" object;
+   its init checked against the init record (state_check_init). */
 static int
 state_parsed (int dirfd, const char *id, container_state *st, container_state **out, ocisbx_err **err)
 {
+  if (state_check_init (dirfd, id, st, err) < 0)
+    {
+      container_state_free (st);
+      return -1;
+    }
   if (st->cgroups == NULL && st->cgroup && st->cgroup[0])
     {
       if (cgroup_state_parse (st->cgroup, &st->cgroups, err) < 0)

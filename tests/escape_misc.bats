@@ -1,0 +1,49 @@
+#!/usr/bin/env bats
+# Container escapes, the weaker ones (issue 25): a state.json that names another
+# process, sysctls written into the host's network namespace, an image's passwd that
+# never ends, a /dev/console that leads into procfs.
+
+load helpers/common
+
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+# point_state_at PID: the container's state now names PID as its init, without the
+# start time that would tell it apart (ocisbx's state.json or runc's, which crun shares).
+point_state_at() {
+	"$PYTHON" -c 'import json, sys
+p, pid = sys.argv[1], int(sys.argv[2]); d = json.load(open(p))
+if "init_process_pid" in d:
+    d["init_process_pid"] = pid; d.pop("init_process_start", None)
+else:
+    d["pid"] = pid; d.pop("startTime", None)
+json.dump(d, open(p, "w"))' "$ROOT/$CID/state.json" "$1"
+}
+
+@test "escape: kill of a state.json without startTime naming another process signals nothing" {
+	local host
+	start_ctr
+	[ -f "$ROOT/$CID/state.json" ] || skip "$(basename "$OCI_RUNTIME") keeps no state.json under --root"
+	sleep 1000 &
+	host=$!
+	point_state_at "$host"
+	run runtime kill "$CID" KILL
+	echo "$output"
+	# the host process is not the container's: it lives on, and the kill says why
+	pid_alive "$host"
+	[ "$status" -ne 0 ]
+	if is_ocisbx; then
+		[[ "$output" == *"$ROOT/$CID/state.json"*"startTime"* ]]
+	fi
+	# the container's init is found through the init record and goes with the container
+	run runtime delete --force "$CID"
+	echo "$output"
+	pid_alive "$host"
+	if is_ocisbx; then
+		[ "$status" -eq 0 ]
+		wait_pid_gone "$INIT_PID"
+		[ -z "$(state_entries)" ]
+	fi
+	kill "$host"
+}
