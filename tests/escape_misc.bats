@@ -47,3 +47,29 @@ json.dump(d, open(p, "w"))' "$ROOT/$CID/state.json" "$1"
 	fi
 	kill "$host"
 }
+
+# sysctl_host_netns KEY VALUE: a container that joins the runtime's own network namespace
+# (by the path of this shell's, a host process's) with linux.sysctl KEY=VALUE.
+sysctl_host_netns() {
+	config_set 'linux.namespaces[type=network]' "{\"type\":\"network\",\"path\":\"/proc/$$/ns/net\"}"
+	config_set linux.sysctl "{\"$1\":\"$2\"}"
+}
+
+@test "escape: a net.* sysctl into a joined network namespace that is the host's is refused" {
+	local file=/proc/sys/net/ipv4/tcp_keepalive_probes host_value want now
+	host_value=$(cat "$file")
+	want=$((host_value == 9 ? 8 : 9))
+	sysctl_host_netns net.ipv4.tcp_keepalive_probes "$want"
+	snapshot_host
+	ctr_sh 'cat /proc/sys/net/ipv4/tcp_keepalive_probes'
+	echo "$output"
+	# the host's value back first, whatever the runtime did
+	now=$(cat "$file")
+	echo "$host_value" >"$file"
+	[ "$now" = "$host_value" ]
+	[ "$status" -ne 0 ]
+	if is_ocisbx; then
+		[[ "$output" == *'config.json: .linux.sysctl: "net.ipv4.tcp_keepalive_probes"'*"host"*"/proc/$$/ns/net"* ]]
+	fi
+	assert_nothing_left
+}

@@ -647,6 +647,22 @@ test_sysctl_validate (void)
                                     "(\"d\"): set it in one place");
   err_free (err);
   oci_config_free (c);
+  /* a joined namespace that is the runtime's own is the host's: none of its keys */
+  {
+    ns_plan plan;
+    c = parse (CFG ("[]", "{\"namespaces\":[{\"type\":\"network\",\"path\":\"/proc/self/ns/net\"},"
+                          "{\"type\":\"ipc\"}],\"sysctl\":{\"kernel.shmmax\":\"1\",\"net.ipv4.ip_forward\":\"1\"}}"));
+    err = NULL;
+    CHECK (c && ns_prepare (c->linux_, &plan, &err) == 0);
+    CHECK (ns_plan_joins_own (&plan, CLONE_NEWNET) && !ns_plan_joins_own (&plan, CLONE_NEWIPC));
+    CHECK (c && sysctl_validate_joined (c, &plan, &err) < 0);
+    CHECK_STR (err ? err->msg : NULL,
+               "config.json: .linux.sysctl: \"net.ipv4.ip_forward\" would be written into the runtime's own (the "
+               "host's) network namespace: .linux.namespaces joins `/proc/self/ns/net`");
+    err_free (err);
+    ns_plan_close (&plan);
+    oci_config_free (c);
+  }
 }
 
 /* ---- the whole rootfs sequence, in a child with its own mount namespace ---- */

@@ -25,6 +25,7 @@
 #include "core/container/notify.h"
 #include "core/rootfs/pathres.h"
 #include "core/container/sync.h"
+#include "core/rootfs/sysctl.h"
 #include "core/utils.h"
 
 /* ---- preparing: nothing on the system is touched here ---- */
@@ -173,7 +174,7 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   if (validate_namespaces (c, err) < 0
       || spawn_check_terminal (&c->sp, SPAWN_CREATE, &c->proc, o->console_socket, !foreground, err) < 0)
     return -1;
-  if (rootfs_validate_config (c->cfg, err) < 0)
+  if (rootfs_validate_config (c->cfg, err) < 0 || sysctl_validate_joined (c->cfg, &c->ns, err) < 0)
     return -1;
   if (c->cfg->linux_ && c->cfg->linux_->seccomp && seccomp_validate (c->cfg->linux_->seccomp, err) < 0)
     return -1;

@@ -159,6 +159,24 @@ ns_prepare (const oci_linux *lx, ns_plan *plan, ocisbx_err **err)
   return 0;
 }
 
+bool
+ns_plan_joins_own (const ns_plan *plan, int flag)
+{
+  struct stat joined, own;
+  char path[64];
+
+  for (size_t i = 0; i < plan->n_joins; i++)
+    {
+      if (plan->joins[i].flag != flag)
+        continue;
+      snprintf (path, sizeof path, "/proc/self/ns/%s", ns_proc_name (flag));
+      if (fstat (plan->joins[i].fd, &joined) < 0 || stat (path, &own) < 0)
+        return true;
+      return joined.st_dev == own.st_dev && joined.st_ino == own.st_ino;
+    }
+  return false;
+}
+
 static int
 write_time_offsets (const ns_plan *plan, ocisbx_err **err)
 {

@@ -54,6 +54,10 @@ const char *ns_proc_name (int flag);
    paths of the right type) and open the joined ones.  Errors name the field. */
 int ns_prepare (const oci_linux *lx, ns_plan *plan, ocisbx_err **err);
 void ns_plan_close (ns_plan *plan);
+/* True when PLAN joins a namespace of FLAG that is the runtime's own (the same nsfs
+   inode as /proc/self/ns/<name>): the host's, to the container.  True as well when that
+   cannot be told (the runtime's own cannot be looked at). */
+bool ns_plan_joins_own (const ns_plan *plan, int flag);
 
 /* Parent, around the clone: enter the joined namespaces (when the child does not)
    and a new time namespace; ns_leave returns to the runtime's own. */

@@ -106,6 +106,40 @@ sysctl_validate (const oci_config *cfg, ocisbx_err **err)
   return 0;
 }
 
+/* The path .linux.namespaces gives for the namespace TYPE. */
+static const char *
+namespace_path (const oci_config *cfg, const char *type)
+{
+  for (size_t i = 0; i < cfg->linux_->namespaces_len; i++)
+    if (cfg->linux_->namespaces[i].type && strcmp (cfg->linux_->namespaces[i].type, type) == 0)
+      return cfg->linux_->namespaces[i].path;
+  return NULL;
+}
+
+int
+sysctl_validate_joined (const oci_config *cfg, const ns_plan *plan, ocisbx_err **err)
+{
+  const ocispec_map *m;
+
+  if (cfg->linux_ == NULL)
+    return 0;
+  m = &cfg->linux_->sysctl;
+  for (size_t i = 0; i < m->len; i++)
+    {
+      sysctl_ns ns = namespace_of (m->keys[i]);
+      const char *path;
+
+      if (ns == NS_NONE || !ns_plan_joins_own (plan, ns_flag_of (ns_names[ns])))
+        continue;
+      path = namespace_path (cfg, ns_names[ns]);
+      return err_set (err, 0,
+                      "config.json: .linux.sysctl: \"%s\" would be written into the runtime's own (the host's) %s "
+                      "namespace: .linux.namespaces joins `%s`",
+                      m->keys[i], ns_names[ns], path ? path : "");
+    }
+  return 0;
+}
+
 /* The same values modulo whitespace ("250 32000" and "250\t32000\n"). */
 static bool
 same_value (const char *a, const char *b)
