@@ -73,3 +73,40 @@ sysctl_host_netns() {
 	fi
 	assert_nothing_left
 }
+
+# passwd_case HOW: the image's /etc/passwd made HOW (fifo: a FIFO, /etc/group too;
+# zero: a symlink to /dev/zero); then `run` and `exec` of a process without HOME, which
+# the runtime looks up in that passwd, must end (bounded by RUNTIME_TIMEOUT) with the
+# default HOME, and leave nothing.
+passwd_case() {
+	local etc="$BUNDLE/rootfs/etc"
+	rm -f "$etc/passwd" "$etc/group"
+	case "$1" in
+	fifo) mkfifo "$etc/passwd" "$etc/group" ;;
+	zero) ln -s /dev/zero "$etc/passwd" ;;
+	esac
+	snapshot_host
+	RUNTIME_TIMEOUT=15 ctr_sh 'echo "home=$HOME"'
+	echo "$1: run: $status: $output"
+	[ "$status" -eq 0 ]
+	grep -qx "home=/" <<<"$output"
+	assert_nothing_left
+
+	RUNTIME_TIMEOUT=15 start_ctr
+	RUNTIME_TIMEOUT=15 run runtime exec "$CID" sh -c 'echo "home=$HOME"'
+	echo "$1: exec: $status: $output"
+	[ "$status" -eq 0 ]
+	grep -qx "home=/" <<<"$output"
+	runtime delete --force "$CID"
+	assert_nothing_left
+}
+
+@test "escape: an image's /etc/passwd that is a FIFO does not hold run or exec" {
+	requires_ocisbx "runc 1.1 waits on the FIFO for ever"
+	passwd_case fifo
+}
+
+@test "escape: an image's /etc/passwd that is a symlink to /dev/zero does not hold run or exec" {
+	requires_ocisbx "runc 1.1 fails it: \"unable to find user 0: bufio.Scanner: token too long\""
+	passwd_case zero
+}

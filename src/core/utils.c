@@ -439,11 +439,18 @@ int
 lines_each (const char *path, char *buf, size_t size, int (*fn) (char *line, void *arg), void *arg)
 {
   cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC);
-  size_t have = 0, cap = size - 1; /* and a NUL */
-  bool skipping = false;
 
   if (fd < 0)
     return -1;
+  return lines_each_fd (fd, SIZE_MAX, buf, size, fn, arg);
+}
+
+int
+lines_each_fd (int fd, size_t max, char *buf, size_t size, int (*fn) (char *line, void *arg), void *arg)
+{
+  size_t have = 0, cap = size - 1; /* and a NUL */
+  bool skipping = false;
+
   if (size < 2)
     {
       errno = EINVAL;
@@ -451,7 +458,7 @@ lines_each (const char *path, char *buf, size_t size, int (*fn) (char *line, voi
     }
   for (;;)
     {
-      ssize_t n = read (fd, buf + have, cap - have);
+      ssize_t n = max ? read (fd, buf + have, cap - have < max ? cap - have : max) : 0;
       char *line = buf, *nl;
       int r;
 
@@ -459,6 +466,7 @@ lines_each (const char *path, char *buf, size_t size, int (*fn) (char *line, voi
         continue;
       if (n < 0)
         return -1;
+      max -= (size_t) n;
       if (n == 0)
         {
           if (have == 0 || skipping)
@@ -505,14 +513,37 @@ passwd_each (char *line, void *arg)
   return passwd_line (line, w->uid, w->field, &w->out);
 }
 
+int
+open_plain_file (const char *path)
+{
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  struct statfs sfs;
+  struct stat st;
+
+  if (fd < 0)
+    return -1;
+  if (fstat (fd, &st) < 0 || fstatfs (fd, &sfs) < 0)
+    return -1;
+  if (!S_ISREG (st.st_mode) || sfs.f_type == PROC_SUPER_MAGIC || sfs.f_type == SYSFS_MAGIC)
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  return steal_fd (&fd);
+}
+
 char *
 passwd_field (const char *file, uid_t uid, int field)
 {
-  /* Not stdio: the container init reads its /etc/passwd (lines_each). */
+  /* Not stdio: the container init reads its /etc/passwd (lines_each); a plain file
+     only, and at most PASSWD_MAX bytes of it: an image's passwd that is a FIFO, a
+     device or never ends must not hold create (or exec) for ever. */
   passwd_want w = { .uid = uid, .field = field };
+  cleanup_close int fd = -1;
   char buf[4096];
 
-  if (field < 0 || field > 6 || lines_each (file, buf, sizeof buf, passwd_each, &w) <= 0)
+  if (field < 0 || field > 6 || (fd = open_plain_file (file)) < 0
+      || lines_each_fd (fd, PASSWD_MAX, buf, sizeof buf, passwd_each, &w) <= 0)
     return NULL;
   return w.out;
 }

@@ -113,9 +113,21 @@ int dir_each (int fd, int (*fn) (const char *name, unsigned char type, void *arg
    bytes is not read: FN gets NULL in its place.  A non-zero return of FN stops the walk
    and is returned; 0 at the end; -1 with errno if PATH cannot be opened or read. */
 int lines_each (const char *path, char *buf, size_t size, int (*fn) (char *line, void *arg), void *arg);
+/* The same over the open file FD, of which at most MAX bytes are read (what follows is
+   taken as the end of the file). */
+int lines_each_fd (int fd, size_t max, char *buf, size_t size, int (*fn) (char *line, void *arg), void *arg);
+
+/* PATH opened for reading (close-on-exec) only if it is a file whose reads end: a
+   regular file (opened O_NONBLOCK, so that a FIFO does not wait for a writer), not on
+   procfs or sysfs; else -1 with errno (EINVAL: not such a file). */
+int open_plain_file (const char *path);
+
+/* What passwd_field reads of a passwd file at most. */
+#define PASSWD_MAX (4u << 20)
 
 /* Field FIELD (0 name ... 5 home, 6 shell) of UID's first entry in the passwd-format
-   FILE, malloc'd; NULL when there is none or it is empty.  Files only, no NSS: the
+   FILE (a plain file: open_plain_file; its first PASSWD_MAX bytes), malloc'd; NULL when
+   there is none or it is empty, or FILE is not a plain file.  Files only, no NSS: the
    binary may be linked statically, and in a container only the file is meaningful. */
 char *passwd_field (const char *file, uid_t uid, int field);
 

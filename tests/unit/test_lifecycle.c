@@ -181,8 +181,20 @@ test_passwd_field (void)
   free (s);
   CHECK_STR ((s = passwd_field (path, 9, 5)), "/n");
   free (s);
+  /* an entry past the first PASSWD_MAX bytes (of zeros, a hole) is not read */
+  fd = open (path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+  CHECK (fd >= 0 && ftruncate (fd, PASSWD_MAX) == 0 && lseek (fd, 0, SEEK_END) == (off_t) PASSWD_MAX);
+  CHECK (write (fd, "\nlate:x:3:3::/late:/bin/sh\n", 27) == 27);
+  close (fd);
+  CHECK (passwd_field (path, 3, 5) == NULL);
   unlink (path);
   CHECK (passwd_field (path, 0, 5) == NULL); /* no file */
+  /* what is not a plain file is not read (nor waited for): a FIFO, a device, procfs */
+  CHECK (mkfifo (path, 0600) == 0);
+  CHECK (passwd_field (path, 0, 5) == NULL);
+  unlink (path);
+  CHECK (passwd_field ("/dev/zero", 0, 5) == NULL);
+  CHECK (passwd_field ("/proc/self/status", 0, 5) == NULL);
 }
 
 static void
