@@ -110,3 +110,46 @@ passwd_case() {
 	requires_ocisbx "runc 1.1 fails it: \"unable to find user 0: bufio.Scanner: token too long\""
 	passwd_case zero
 }
+
+@test "escape: an image's /dev/console that is a symlink into /proc/sys gets no console bound over a sysctl" {
+	requires_ocisbx "runc 1.1 binds the pty over the container's /proc/sys/kernel/shmmax and writes the value into the pty"
+	local key=kernel/shmmax host_value
+	host_value=$(cat "/proc/sys/$key")
+	# the image's own /dev (no tmpfs over it), whose console leads to a sysctl that the
+	# runtime then writes: over a pty, its read of the value would wait for ever
+	config_del 'mounts[destination=/dev]'
+	ln -s "/proc/sys/$key" "$BUNDLE/rootfs/dev/console"
+	config_set linux.sysctl '{"kernel.shmmax":"123456789"}'
+	config_set process.terminal true
+	SOCK="$TESTDIR/console.sock"
+	start_recvtty
+	snapshot_host
+	RUNTIME_TIMEOUT=15 run create_container "$CID" --console-socket "$SOCK"
+	echo "$status: $output"
+	[ "$status" -ne 0 ]
+	# refused, not killed by the timeout
+	[ "$status" -ne 124 ]
+	[ "$status" -ne 137 ]
+	[[ "$output" == *"/dev/console\` in the rootfs is a symbolic link"* ]]
+	[ "$(cat "/proc/sys/$key")" = "$host_value" ]
+	assert_nothing_left
+}
+
+@test "escape: an image's /dev/console that is a character device still gets the console bound over it" {
+	requires_ocisbx "runc 1.1 opens the image's node, which its device cgroup refuses (EPERM)"
+	config_del 'mounts[destination=/dev]'
+	rm -f "$BUNDLE/rootfs/dev/console"
+	mknod -m 600 "$BUNDLE/rootfs/dev/console" c 5 1
+	config_set process.terminal true
+	set_args sh -c 'stat -c "%t:%T" /dev/console "$(tty)"'
+	SOCK="$TESTDIR/console.sock"
+	start_recvtty
+	create_container "$CID" --console-socket "$SOCK"
+	runtime start "$CID"
+	wait_recvtty
+	run tr -d '\r' <"$TESTDIR/tty.out"
+	echo "$output"
+	[ "${#lines[@]}" -eq 2 ]
+	[ "${lines[0]}" = "${lines[1]}" ]
+	[[ "${lines[0]}" == 88:* ]] # the pty slave (major 136), not the image's 5:1
+}

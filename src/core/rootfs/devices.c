@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -145,6 +147,56 @@ node_from_config (const oci_device *d, device_node *n, ocisbx_err **err)
 
 static int devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
 
+static const char *
+console_kind (mode_t mode)
+{
+  switch (mode & S_IFMT)
+    {
+    case S_IFLNK:
+      return "a symbolic link (not followed)";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFIFO:
+      return "a FIFO";
+    case S_IFSOCK:
+      return "a socket";
+    case S_IFBLK:
+      return "a block device";
+    }
+  return "not a file";
+}
+
+/* The place of the console: the rootfs's /dev/console itself, never where a symlink
+   there leads (an image's /dev/console -> /proc/sys/... would put the pty over a
+   sysctl, which the runtime then writes to, or reads for ever), made as an empty file
+   when missing; what is there must be a regular file or a character device, not on
+   procfs or sysfs.  The fd checked is the one bound over. */
+static int
+console_target (int rootfd, ocisbx_err **err)
+{
+  cleanup_close int dev = pathres_create (rootfd, "/dev", PATHRES_DIR, 0755, err);
+  cleanup_close int fd = -1;
+  struct statfs sfs;
+  struct stat st;
+
+  if (dev < 0)
+    return -1;
+  fd = openat (dev, "console", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC, 0666);
+  if (fd < 0 && errno == EEXIST)
+    fd = openat (dev, "console", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return err_set (err, errno, "`/dev/console` in the rootfs");
+  if (fstat (fd, &st) < 0 || fstatfs (fd, &sfs) < 0)
+    return err_set (err, errno, "stat `/dev/console` in the rootfs");
+  if (!S_ISREG (st.st_mode) && !S_ISCHR (st.st_mode))
+    return err_set (err, EINVAL, "`/dev/console` in the rootfs is %s: the console is bound only over a file "
+                                 "or a character device", console_kind (st.st_mode));
+  if (sfs.f_type == PROC_SUPER_MAGIC || sfs.f_type == SYSFS_MAGIC)
+    return err_set (err, EINVAL, "`/dev/console` in the rootfs is on %s: the console is not bound over it",
+                    sfs.f_type == PROC_SUPER_MAGIC ? "procfs" : "sysfs");
+  return steal_fd (&fd);
+}
+
 int
 devices_setup_console (int rootfd, int console_fd, ocisbx_err **err)
 {
@@ -156,7 +208,7 @@ devices_setup_console (int rootfd, int console_fd, ocisbx_err **err)
   if (!S_ISCHR (st.st_mode) || major (st.st_rdev) < PTS_MAJOR_FIRST
       || major (st.st_rdev) > PTS_MAJOR_LAST)
     return err_set (err, EINVAL, "console fd %d is not a pty slave", console_fd);
-  dst = pathres_create (rootfd, "/dev/console", PATHRES_FILE, 0666, err);
+  dst = console_target (rootfd, err);
   if (dst < 0)
     return -1;
   if (mount_bind_fd (console_fd, dst, 0, "/dev/console", err) == 0)

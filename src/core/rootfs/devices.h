@@ -12,7 +12,9 @@
 /* Everything above, into ROOTFD (the rootfs, after the config mounts). */
 int devices_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
 
-/* Bind the pty slave CONSOLE_FD at /dev/console (verified to be a pts). */
+/* Bind the pty slave CONSOLE_FD (verified to be a pts) over the rootfs's /dev/console:
+   a regular file or character device there, or an empty file made, never a symlink's
+   target, nothing on procfs or sysfs. */
 int devices_setup_console (int rootfd, int console_fd, ocisbx_err **err);
 
 /* Checks for rootfs_validate_config: .linux.devices[i] (path absolute, type c b u p). */
