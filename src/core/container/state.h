@@ -8,7 +8,8 @@
  *                           made right after the clone.  Written apart from state.json
  *                           (one symlinkat), so that a lost or corrupt state.json, or a
  *                           create killed before its last write, still leads delete to
- *                           the init
+ *                           the init; state_read checks state.json's init against it
+ *                           (a pid neither it nor a startTime proves is refused)
  *   <root>/<id>/exec.fifo   while the init waits for `start`
  *   <root>/<id>/cgroups     the cgroups create makes, recorded before it makes them
  *                           (container/cgroup_record.h)
