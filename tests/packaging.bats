@@ -32,6 +32,22 @@ defined_functions() {
 	[ -z "$dup" ]
 }
 
+@test "source: commit subjects are 'area: what changed', at most 72 characters" {
+	requires_ocisbx "ocisbx's history"
+	# the first commit that follows CONTRIBUTING.md's rule comes after this one
+	local base=4aed8fd bad
+	git -C "$SRCDIR" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout (a tarball or archive has no history)"
+	git -C "$SRCDIR" cat-file -e "$base^{commit}" 2>/dev/null || skip "a shallow clone: $base is not in it"
+	run git -C "$SRCDIR" log --no-merges --format=%s "$base..HEAD"
+	[ "$status" -eq 0 ]
+	echo "${#lines[@]} subjects"
+	bad=$(printf '%s\n' "${lines[@]}" | awk 'length($0) > 72 || $0 !~ /^[a-z0-9][a-z0-9_.,\/ -]*: [^ ]/')
+	echo "not 'area: what changed' in at most 72 characters:"
+	echo "$bad"
+	[ "${#lines[@]}" -ge 1 ]
+	[ -z "$bad" ]
+}
+
 # --- test dependencies ----------------------------------------------------------
 
 # the Debian packages the tests name: requires_tool CMD PKG / requires_python_module
