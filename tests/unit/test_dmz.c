@@ -124,7 +124,7 @@ kernel_fcntl (const seccomp_prog *p, long fd, long cmd)
     {
       cleanup_err ocisbx_err *err = NULL;
       int nfd;
-      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load (p, &nfd, &err) < 0)
+      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_prog_load (p, &nfd, &err) < 0)
         syscall (SYS_exit_group, 200);
       long r = syscall (SYS_fcntl, fd, cmd, 0);
       syscall (SYS_exit_group, r < 0 ? errno : 0);

@@ -82,7 +82,7 @@ run_filtered (const oci_seccomp *sc, int (*fn) (void *), void *arg)
   if (pid == 0)
     {
       int nfd;
-      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load (p, &nfd, &err) < 0)
+      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_prog_load (p, &nfd, &err) < 0)
         _exit (200);
       /* the raw call: no libc/sanitizer exit path the filter may refuse */
       syscall (SYS_exit_group, fn (arg));
@@ -526,7 +526,7 @@ test_notify_round_trip (void)
     {
       int fd;
       close (pipefd[0]);
-      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_load (p, &fd, &err) < 0 || fd < 0)
+      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || seccomp_prog_load (p, &fd, &err) < 0 || fd < 0)
         _exit (200);
       if (write (pipefd[1], &fd, sizeof fd) != sizeof fd)
         _exit (201);

@@ -50,7 +50,7 @@
 #include "core/container/sync.h"
 #include "core/utils.h"
 
-/* The one place the filter is loaded (seccomp_load). */
+/* The one place the filter is loaded (seccomp_prog_load). */
 static int
 load_filter (const process_plan *plan, int sync_sock, ocisbx_err **err)
 {
@@ -58,7 +58,7 @@ load_filter (const process_plan *plan, int sync_sock, ocisbx_err **err)
 
   if (plan->seccomp == NULL)
     return 0;
-  if (seccomp_load (plan->seccomp, &nfd, err) < 0)
+  if (seccomp_prog_load (plan->seccomp, &nfd, err) < 0)
     return -1;
   if (nfd < 0)
     return 0;

@@ -6,7 +6,7 @@
    seccomp_validate (sc)      before anything is created
    seccomp_prepare (sc, "<root>/seccomp-cache", &prog)
                                                ... everything of the process ...
-                                               seccomp_load (prog, &nfd)   no libseccomp here
+                                               seccomp_prog_load (prog, &nfd)   no libseccomp here
                                                (process_final.c: load_filter)
                                                if nfd >= 0: send nfd's NUMBER on the sync
                                                channel (write(2) or sendmsg(2) only: NOTIFY
@@ -19,7 +19,7 @@
 #ifndef OCISBX_SECCOMP_H
 #define OCISBX_SECCOMP_H
 
-#include <seccomp.h> /* first: it declares libseccomp's own seccomp_load (see below) */
+#include <seccomp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,11 +44,7 @@ int seccomp_prepare (const oci_seccomp *sc, const char *cache_dir, seccomp_prog 
    Without noNewPrivileges the process must still hold CAP_SYS_ADMIN: else EACCES and an
    error saying so (runc and crun load before dropping capabilities in that case). */
 int seccomp_prog_load (const seccomp_prog *p, int *notify_fd, ocisbx_err **err);
-/* The interface's first name for seccomp_prog_load.  libseccomp exports a function
-   called seccomp_load too (one argument), so ours cannot be a symbol of that name:
-   the three-argument form is mapped here. */
-#define seccomp_load(p, notify_fd, err) seccomp_prog_load (p, notify_fd, err)
-/* True when seccomp_load will return a listener fd. */
+/* True when seccomp_prog_load will return a listener fd. */
 bool seccomp_prog_has_listener (const seccomp_prog *p);
 /* Parent: a copy of the child's fd number CHILD_FD (pidfd_open + pidfd_getfd; O_CLOEXEC). */
 int seccomp_fetch_listener_fd (pid_t child, int child_fd, ocisbx_err **err);
