@@ -103,6 +103,16 @@ nothing_found() {
 	nothing_found
 }
 
+@test "escape /proc: without CAP_SYS_PTRACE, during exec, reaches nothing of the host" {
+	set_args "${SCAN[@]}"
+	rt create -b "$BUNDLE" "$CID" </dev/null >/dev/null 2>"$TESTDIR/err" || { cat "$TESTDIR/err"; false; }
+	rt start "$CID"
+	wait_scanning
+	execs 20
+	finish
+	nothing_found
+}
+
 @test "escape /proc: CAP_SYS_PTRACE, a created container waiting for start, reaches nothing of the host" {
 	with_caps CAP_SYS_PTRACE
 	set_args sleep 1000

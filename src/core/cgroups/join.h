@@ -44,10 +44,9 @@ typedef struct cgroup_join
 void cgroup_join_init (cgroup_join *j);
 /* Parent: open what the child needs; j->usable false means "use cgroup_enter".
    MEMORY_HAND_OFF: the runtime's own memory "tasks" too (memory_home), for the exec
-   stub.  Only where a user namespace keeps the container's processes from reaching
-   the child's fds (/proc/PID/fd needs CAP_SYS_PTRACE over the runtime's user
-   namespace then): a process of the container could otherwise move itself into the
-   runtime's memory cgroup through it. */
+   stub.  Only where the container's processes cannot reach the child's fds (a user
+   namespace between us, or no CAP_SYS_PTRACE in their bounding set): one could
+   otherwise move itself into the runtime's memory cgroup through it. */
 void cgroup_join_prepare (const cgroup_manager *m, bool memory_hand_off, cgroup_join *j);
 /* Child, first thing after the clone: join every v1 hierarchy (closing every file but
    j->memory and j->memory_home, kept for the exec stub's hand-off). */

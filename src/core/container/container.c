@@ -286,6 +286,16 @@ setup_cgroups (create_ctx *c, ocisbx_err **err)
   return 0;
 }
 
+/* Whether the container's processes may reach into the init while it runs our code
+   (/proc/1/exe, /proc/1/fd): no user namespace between us and CAP_SYS_PTRACE in their
+   bounding set (process.h).  Then the init runs from a read-only view of our binary
+   (dmz.h) and keeps no fd of the runtime's memory cgroup. */
+static bool
+container_reaches_init (const create_ctx *c)
+{
+  return !c->userns && c->cfg->process && process_may_ptrace (&c->proc);
+}
+
 /* The seccomp filter, and how the process will be executed without exposing our binary
    (spawn.h): MAY RE-EXECUTE the command (a re-executed `run` starts with its caller's
    mask, not the one we blocked). */
@@ -296,10 +306,8 @@ protect_exec (create_ctx *c, ocisbx_err **err)
 
   if (c->cfg->process == NULL)
     return 0; /* nothing will be executed: no filter either, it is the process's */
-  /* without a user namespace between us, the container's processes may hold
-     CAP_SYS_PTRACE over the init while it is ours (dmz.h) */
-  return spawn_protect_exec (SPAWN_CREATE, lx ? lx->seccomp : NULL, c->o->root, !c->userns, &c->seccomp,
-                             &c->proc, c->caller, err);
+  return spawn_protect_exec (SPAWN_CREATE, lx ? lx->seccomp : NULL, c->o->root, container_reaches_init (c),
+                             &c->seccomp, &c->proc, c->caller, err);
 }
 
 /* A bind source for the init in a user namespace (mounts_runtime_source), from inside
@@ -369,7 +377,7 @@ clone_init (create_ctx *c, ocisbx_err **err)
   else
     c->child_nondumpable = c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp);
 
-  cgroup_join_prepare (c->cgroup, c->userns, &c->cgj);
+  cgroup_join_prepare (c->cgroup, !container_reaches_init (c), &c->cgj);
   r = ns_enter_for_clone (&c->ns, &saved, err);
   if (r == 0)
     {

@@ -172,6 +172,19 @@ prepare_tree (exec_ctx *c, ocisbx_err **err)
   return 0;
 }
 
+/* Whether a process of the container may reach into ours while it runs our code
+   (/proc/PID/exe, fd, mem): no user namespace between us, and CAP_SYS_PTRACE in the
+   bounding set of the container's process or of this one (process.h).  Then it runs
+   from a read-only view of our binary (dmz.h) and keeps no fd of the runtime's memory
+   cgroup.  (A later exec given CAP_SYS_PTRACE by --cap, into a container whose own
+   processes lack it, is the caller's choice to let that process reach every other.) */
+static bool
+container_reaches_process (const exec_ctx *c)
+{
+  return !(c->ns_flags & CLONE_NEWUSER)
+         && (process_may_ptrace (&c->plan) || process_config_may_ptrace (c->spec.cfg->process));
+}
+
 static int
 prepare (exec_ctx *c, ocisbx_err **err)
 {
@@ -193,7 +206,7 @@ prepare (exec_ctx *c, ocisbx_err **err)
   /* Last, the seccomp filter, and how the process is executed (spawn.h): MAY RE-EXECUTE
      the command.  We hold the container's lock, which the exec releases (O_CLOEXEC), and
      nothing else exists yet.  The new image starts with the caller's signals. */
-  return spawn_protect_exec (SPAWN_EXEC, lx ? lx->seccomp : NULL, o->root, !(c->ns_flags & CLONE_NEWUSER),
+  return spawn_protect_exec (SPAWN_EXEC, lx ? lx->seccomp : NULL, o->root, container_reaches_process (c),
                              &c->seccomp, &c->plan, &c->caller, err);
 }
 
@@ -206,7 +219,7 @@ prepare_cgroups (exec_ctx *c, ocisbx_err **err)
     return 0;
   if (container_cgroups (&c->h, &m, err) < 0)
     return err_wrap (err, "the container's cgroups");
-  cgroup_join_prepare (m, (c->ns_flags & CLONE_NEWUSER) != 0, &c->cgj);
+  cgroup_join_prepare (m, !container_reaches_process (c), &c->cgj);
   return 0;
 }
 

@@ -140,6 +140,13 @@ int process_prepare_personality (const oci_personality *pers, process_plan *plan
 void process_prepare_none (process_plan *plan);
 void process_plan_free (process_plan *plan);
 
+/* Whether a process of PLAN, or of the process P of a config (NULL: the container has
+   none), may hold CAP_SYS_PTRACE: its bounding set has it, or no capabilities are set
+   (it keeps root's).  Such a process may look into ours (/proc/PID/exe, fd, root,
+   mem) whatever dumpable says, unless a user namespace is between us (spawn.h). */
+bool process_may_ptrace (const process_plan *plan);
+bool process_config_may_ptrace (const oci_process *p);
+
 /* The highest capability number the kernel knows (PR_CAPBSET_READ): the plan's masks
    and the child's bounding-set drop both stop there. */
 int process_last_cap (void);

@@ -12,6 +12,7 @@
 #include <config.h>
 #include "core/process/process.h"
 
+#include <linux/capability.h>
 #include <linux/ioprio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -373,4 +374,25 @@ process_plan_free (process_plan *plan)
   if (plan->via_dmz && plan->dmz_fd >= 0)
     close (plan->dmz_fd);
   memset (plan, 0, sizeof *plan);
+}
+
+bool
+process_may_ptrace (const process_plan *plan)
+{
+  return !plan->has_caps || (plan->cap_bounding & (1ULL << CAP_SYS_PTRACE));
+}
+
+bool
+process_config_may_ptrace (const oci_process *p)
+{
+  const oci_capabilities *caps = p ? p->capabilities : NULL;
+
+  if (p == NULL)
+    return false;
+  if (caps == NULL)
+    return true;
+  for (size_t i = 0; i < caps->bounding_len; i++)
+    if (strcmp (caps->bounding[i], "CAP_SYS_PTRACE") == 0)
+      return true;
+  return false;
 }
