@@ -115,6 +115,16 @@ setup() {
 	EOF
 }
 
+@test "features: linux.netDevices as implemented (runtime-spec 1.3)" {
+	requires_ocisbx "runc 1.1 predates linux.netDevices"
+	runtime features >"$TESTDIR/features.json"
+	"$PYTHON" - "$TESTDIR/features.json" <<-'EOF'
+		import json, sys
+		l = json.load(open(sys.argv[1]))["linux"]
+		assert l["netDevices"] == {"enabled": True}, l.get("netDevices")
+	EOF
+}
+
 @test "state: output validates against state-schema.json, created and stopped; rootfs, created and owner as runc's" {
 	requires_schema state-schema.json
 	config_set annotations '{"org.example.key": "value"}'

@@ -161,7 +161,7 @@ linux_features (void)
   l->apparmor = enabled_new (apparmor_enabled ());
   l->selinux = enabled_new (selinux_enabled ());
   l->intel_rdt = enabled_new (false);
-  l->net_devices = enabled_new (false);
+  l->net_devices = enabled_new (true); /* net/netdevices.c */
   l->mount_extensions = xmalloc0 (sizeof *l->mount_extensions);
   l->mount_extensions->idmap = enabled_new (true);
   /* memoryPolicy: not implemented, so not listed. */

@@ -23,6 +23,7 @@
 #include "core/process/lsm.h"
 #include "core/rootfs/mounts.h"
 #include "core/container/notify.h"
+#include "core/net/netdevices.h"
 #include "core/rootfs/pathres.h"
 #include "core/container/sync.h"
 #include "core/rootfs/sysctl.h"
@@ -174,7 +175,8 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   if (validate_namespaces (c, err) < 0
       || spawn_check_terminal (&c->sp, SPAWN_CREATE, &c->proc, o->console_socket, !foreground, err) < 0)
     return -1;
-  if (rootfs_validate_config (c->cfg, err) < 0 || sysctl_validate_joined (c->cfg, &c->ns, err) < 0)
+  if (rootfs_validate_config (c->cfg, err) < 0 || sysctl_validate_joined (c->cfg, &c->ns, err) < 0
+      || netdev_validate (c->cfg->linux_, &c->ns, err) < 0)
     return -1;
   if (c->cfg->linux_ && c->cfg->linux_->seccomp && seccomp_validate (c->cfg->linux_->seccomp, err) < 0)
     return -1;
@@ -185,15 +187,17 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   if (c->cfg->hooks)
     {
       const oci_hooks *h = c->cfg->hooks;
-      c->parent_hooks = h->prestart_len || h->create_runtime_len;
+      c->parent_step = h->prestart_len || h->create_runtime_len;
       c->child_hooks = h->create_container_len || h->start_container_len;
     }
+  if (c->cfg->linux_ && c->cfg->linux_->net_devices_len)
+    c->parent_step = true;
   /* `run` in the foreground: the init dies with us */
   c->proc.pdeathsig = foreground && !o->detach ? SIGKILL : 0;
   /* the init's order (container_init.c) */
   if (c->userns || (c->ns.new_flags & CLONE_NEWCGROUP))
     c->go_at = INIT_GO_AFTER_JOIN;
-  else if (c->parent_hooks || c->child_hooks)
+  else if (c->parent_step || c->child_hooks)
     c->go_at = INIT_GO_BEFORE_HOOKS;
   else
     c->go_at = INIT_GO_BEFORE_PROCESS;
@@ -459,16 +463,22 @@ init_environment (create_ctx *c, ocisbx_err **err)
   return sync_send_go (c->sp.sync_parent, payload, len, err);
 }
 
+/* The createRuntime step: the init's namespaces are final, its process not started:
+   linux.netDevices moved into its network namespace, then the hooks. */
 static int
-parent_hooks (create_ctx *c, ocisbx_err **err)
+create_runtime_step (create_ctx *c, ocisbx_err **err)
 {
   const oci_hooks *h = c->cfg->hooks;
   cleanup_free char *created = NULL, *creating = NULL;
 
-  if (!c->parent_hooks)
+  if (!c->parent_step)
     return 0;
   if (sync_wait_hooks (c->sp.sync_parent, &c->mount_server, err) < 0)
     return -1;
+  if (netdev_move (c->cfg->linux_, c->sp.pidfd, c->sp.pid, err) < 0)
+    return -1;
+  if (h == NULL)
+    return sync_hooks_done (c->sp.sync_parent, err);
   /* prestart (deprecated) sees "created", as crun and the runtime-tools suite have it;
      createRuntime "creating", as runc */
   created = create_state_json (c, STATUS_CREATED);
@@ -565,7 +575,7 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
   if (clone_init (c, err) < 0)
     return -1;
   log_debug ("container `%s`: init pid %d", c->o->id, (int) c->sp.pid);
-  if (init_environment (c, err) < 0 || parent_hooks (c, err) < 0 || seccomp_listener (c, err) < 0
+  if (init_environment (c, err) < 0 || create_runtime_step (c, err) < 0 || seccomp_listener (c, err) < 0
       || wait_ready (c, err) < 0)
     return -1;
   if (write_pid_file (c, err) < 0)

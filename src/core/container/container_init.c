@@ -206,7 +206,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
     return -1;
   if (c->go_at == INIT_GO_BEFORE_HOOKS && wait_go (s, err) < 0)
     return -1;
-  if (c->parent_hooks && sync_run_parent_hooks (s->sock, err) < 0)
+  if (c->parent_step && sync_run_parent_hooks (s->sock, err) < 0)
     return -1;
   if (h && hooks_run (h->create_container, h->create_container_len, s->state_creating, "createContainer", NULL,
                       err) < 0)

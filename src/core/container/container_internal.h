@@ -25,7 +25,8 @@
 typedef enum init_go
 {
   INIT_GO_AFTER_JOIN,    /* a user or cgroup namespace: before anything in it */
-  INIT_GO_BEFORE_HOOKS,  /* hooks: their state document comes with it */
+  INIT_GO_BEFORE_HOOKS,  /* hooks (their state document comes with it), or the parent's
+                            createRuntime step (netDevices) */
   INIT_GO_BEFORE_PROCESS /* else: before the process's credentials */
 } init_go;
 
@@ -63,7 +64,8 @@ typedef struct create_ctx
   bool own_mntns;     /* a new mount namespace (else the runtime's own, or one joined) */
   int preserve_fds;   /* --preserve-fds + LISTEN_FDS */
   bool child_hooks;   /* createContainer or startContainer hooks exist */
-  bool parent_hooks;  /* prestart or createRuntime hooks exist */
+  bool parent_step;   /* the init stops for the parent's createRuntime step (SYNC_HOOKS):
+                         prestart or createRuntime hooks, linux.netDevices to move */
   bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
   init_go go_at;      /* where the init waits for SYNC_GO */
   const caller_signals *caller; /* `run` in the foreground: the caller's signals before ours

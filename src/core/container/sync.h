@@ -17,7 +17,8 @@
  *   opens, idmaps           --- SYNC_MOUNT_SOURCE > namespace: a bind source it cannot
  *                                                   open, or one to idmap; any number)
  *   sync_wait_hooks         <-- SYNC_HOOKS -------  sync_run_parent_hooks (only with
- *   hooks; sync_hooks_done  --- SYNC_HOOKS_DONE ->  prestart/createRuntime hooks)
+ *   netDevices, hooks;                              prestart/createRuntime hooks or
+ *   sync_hooks_done         --- SYNC_HOOKS_DONE ->  linux.netDevices)
  *                                                   createContainer hooks, pivot_root, ...
  *   spawn_hand_off_listener (only with a seccomp listener: filter_early)
  *     sync_recv_listener    <-- SYNC_SECCOMP (n) -  sync_send_listener (load_filter,
@@ -73,7 +74,8 @@ int sync_wait_go (int sock, char **payload, ocisbx_err **err);
 /* SYNC_MOUNT_SOURCE both ways: the bind source of the config's mount INDEX (FD: the
    init's copy of it, or -1), opened or idmapped by the runtime.  Returns the fd. */
 int sync_ask_mount_source (int sock, size_t index, int fd, ocisbx_err **err);
-/* SYNC_HOOKS, then SYNC_HOOKS_DONE: the parent ran the prestart and createRuntime hooks. */
+/* SYNC_HOOKS, then SYNC_HOOKS_DONE: the parent took its createRuntime step (moved the
+   linux.netDevices, ran the prestart and createRuntime hooks). */
 int sync_run_parent_hooks (int sock, ocisbx_err **err);
 /* SYNC_SECCOMP with the listener's fd number (the parent takes it with pidfd_getfd),
    then SYNC_SECCOMP_ACK: handed to the agent. */
