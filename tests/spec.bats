@@ -115,13 +115,17 @@ setup() {
 	EOF
 }
 
-@test "features: linux.netDevices as implemented (runtime-spec 1.3)" {
-	requires_ocisbx "runc 1.1 predates linux.netDevices"
+@test "features: linux.netDevices and memoryPolicy as implemented (runtime-spec 1.3)" {
+	requires_ocisbx "runc 1.1 predates linux.netDevices and memoryPolicy"
 	runtime features >"$TESTDIR/features.json"
 	"$PYTHON" - "$TESTDIR/features.json" <<-'EOF'
 		import json, sys
 		l = json.load(open(sys.argv[1]))["linux"]
 		assert l["netDevices"] == {"enabled": True}, l.get("netDevices")
+		mp = l["memoryPolicy"]
+		assert set(mp["modes"]) == {"MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
+		                            "MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL"}, mp
+		assert set(mp["flags"]) == {"MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES", "MPOL_F_STATIC_NODES"}, mp
 	EOF
 }
 

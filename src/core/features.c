@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/container/exec.h"
+#include "core/process/mempolicy.h"
 #include "core/rootfs/mount_options.h"
 #include "core/seccomp/seccomp.h"
 #include "core/utils.h"
@@ -164,7 +165,11 @@ linux_features (void)
   l->net_devices = enabled_new (true); /* net/netdevices.c */
   l->mount_extensions = xmalloc0 (sizeof *l->mount_extensions);
   l->mount_extensions->idmap = enabled_new (true);
-  /* memoryPolicy: not implemented, so not listed. */
+  l->memory_policy = xmalloc0 (sizeof *l->memory_policy); /* process/mempolicy.c */
+  for (const char *const *m = mempolicy_mode_names; *m; m++)
+    strv_push (&l->memory_policy->modes, &l->memory_policy->modes_len, *m);
+  for (const char *const *f = mempolicy_flag_names; *f; f++)
+    strv_push (&l->memory_policy->flags, &l->memory_policy->flags_len, *f);
   return l;
 }
 

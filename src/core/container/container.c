@@ -170,7 +170,10 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
     process_prepare_none (&c->proc);
   else if (process_prepare (c->cfg->process, "config.json", ".process", extra_env, &c->proc, err) < 0)
     return -1;
-  if (c->cfg->linux_ && process_prepare_personality (c->cfg->linux_->personality, &c->proc, err) < 0)
+  if (c->cfg->linux_
+      && (process_prepare_personality (c->cfg->linux_->personality, &c->proc, err) < 0
+          || mempolicy_prepare (c->cfg->linux_->memory_policy, "/sys/devices/system/node", &c->proc.mempolicy, err)
+                 < 0))
     return -1;
   if (validate_namespaces (c, err) < 0
       || spawn_check_terminal (&c->sp, SPAWN_CREATE, &c->proc, o->console_socket, !foreground, err) < 0)

@@ -50,6 +50,8 @@ process_apply_early (const process_plan *plan, ocisbx_err **err)
                       (unsigned long long) plan->rlimits[i].lim.rlim_max);
   if (plan->has_personality && personality (plan->personality) < 0)
     return err_set (err, errno, "personality");
+  if (mempolicy_apply (&plan->mempolicy, err) < 0)
+    return -1;
   if (plan->has_ioprio && syscall (SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, plan->ioprio) < 0)
     return err_set (err, errno, "ioprio_set (process.ioPriority)");
   if (plan->has_sched && syscall (SYS_sched_setattr, 0, &plan->sched, 0) < 0)

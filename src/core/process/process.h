@@ -4,8 +4,8 @@
  * Create's init (container_init.c) and exec's child (exec_child.c) call the same
  * three steps:
  *
- *   process_apply_early     rlimits, personality, ioPriority, scheduler (still privileged;
- *                           where each child calls it: spawn.h)
+ *   process_apply_early     rlimits, personality, memory policy, ioPriority, scheduler
+ *                           (still privileged; where each child calls it: spawn.h)
  *   process_apply           (process_final.c) process_setup: cwd (as root; again as the
  *                           user if that failed), HOME, the bounding set, groups/gid/uid,
  *                           capability sets, ambient set, umask, stdio on the terminal
@@ -35,6 +35,7 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "core/process/mempolicy.h"
 #include "ocispec.h"
 
 typedef struct process_rlimit
@@ -77,6 +78,7 @@ typedef struct process_plan
   bool no_new_privs;
   bool has_personality;
   unsigned long personality;
+  mempolicy_plan mempolicy; /* linux.memoryPolicy: the init's (create only) */
   bool has_ioprio;
   int ioprio;
   bool has_sched;
