@@ -23,6 +23,7 @@
 #include "core/process/lsm.h"
 #include "core/rootfs/mounts.h"
 #include "core/container/notify.h"
+#include "core/intelrdt/intelrdt.h"
 #include "core/net/netdevices.h"
 #include "core/rootfs/pathres.h"
 #include "core/container/sync.h"
@@ -179,7 +180,8 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
       || spawn_check_terminal (&c->sp, SPAWN_CREATE, &c->proc, o->console_socket, !foreground, err) < 0)
     return -1;
   if (rootfs_validate_config (c->cfg, err) < 0 || sysctl_validate_joined (c->cfg, &c->ns, err) < 0
-      || netdev_validate (c->cfg->linux_, &c->ns, err) < 0)
+      || netdev_validate (c->cfg->linux_, &c->ns, err) < 0
+      || intelrdt_validate (c->cfg->linux_, "/proc/self/mountinfo", err) < 0)
     return -1;
   if (c->cfg->linux_ && c->cfg->linux_->seccomp && seccomp_validate (c->cfg->linux_->seccomp, err) < 0)
     return -1;

@@ -1,0 +1,38 @@
+#!/usr/bin/env bats
+# linux.intelRdt (config-linux.md "IntelRdt"): ocisbx implements only the spec's first
+# MUST, the error when no resctrl file system is mounted (src/core/intelrdt/intelrdt.h);
+# with one mounted it refuses the field as not implemented.
+
+load helpers/common
+
+setup_file() { common_setup_file; }
+setup() { common_setup; }
+teardown() { common_teardown; }
+
+resctrl_mounted() { awk '$0 ~ / - resctrl / {f=1} END {exit !f}' /proc/self/mountinfo; }
+
+@test "intelRdt: without a resctrl mount the create fails, nothing left" {
+	resctrl_mounted && skip "this host has resctrl mounted"
+	config_set linux.intelRdt '{"closID": "ocit-clos", "l3CacheSchema": "L3:0=f"}'
+	snapshot_host
+	run create_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	# runc 1.1: "intelRdt is specified in config, but Intel RDT is not supported or enabled"
+	if is_ocisbx; then
+		[[ "$output" == *"config.json: .linux.intelRdt: no resctrl file system is mounted in the runtime's mount namespace (/sys/fs/resctrl"* ]]
+	fi
+	assert_nothing_left
+}
+
+@test "intelRdt: an empty object is refused too (the MUST holds for any intelRdt)" {
+	requires_ocisbx "runc 1.1 refuses intelRdt without resctrl only when it has a schema"
+	resctrl_mounted && skip "this host has resctrl mounted"
+	config_set linux.intelRdt '{}'
+	run create_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	if is_ocisbx; then
+		[[ "$output" == *"config.json: .linux.intelRdt: no resctrl file system is mounted"* ]]
+	fi
+}
