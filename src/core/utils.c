@@ -253,6 +253,33 @@ write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **er
   return 0;
 }
 
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452 /* the same number on every architecture */
+#endif
+
+int
+fd_chmod (int fd, mode_t mode)
+{
+  cleanup_close int self = -1;
+  struct statfs sfs;
+  char name[16];
+
+  if (syscall (SYS_fchmodat2, fd, "", mode, AT_EMPTY_PATH) == 0)
+    return 0;
+  if (errno != ENOSYS && errno != EINVAL)
+    return -1;
+  self = open ("/proc/self/fd", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (self < 0)
+    return -1;
+  if (fstatfs (self, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)
+    {
+      errno = EXDEV;
+      return -1;
+    }
+  snprintf (name, sizeof name, "%d", fd);
+  return fchmodat (self, name, mode, 0);
+}
+
 static int
 fds_range (int from, unsigned to, unsigned flags, ocisbx_err **err)
 {

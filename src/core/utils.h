@@ -81,6 +81,11 @@ int open_proc_file (const char *path, ocisbx_err **err);
 /* Writes into /proc or /sys: open_proc_file, then DATA in full. */
 int write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **err);
 
+/* chmod of the file FD itself (an O_PATH fd too), never of a path looked up again:
+   fchmodat2 (FD, "", AT_EMPTY_PATH) on Linux >= 6.6, else through the magic link
+   /proc/self/fd/N of a procfs checked with fstatfs.  -1 with errno. */
+int fd_chmod (int fd, mode_t mode);
+
 /* Close every fd >= FROM but the N (at most 16) fds of KEEP (those below FROM are
    ignored). */
 int close_fds_except (int from, const int *keep, size_t n, ocisbx_err **err);

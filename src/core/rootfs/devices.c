@@ -64,6 +64,31 @@ bind_host_node (rootfs_procfd procfd, int rootfd, const device_node *n, ocisbx_e
   return mount_bind_fd_known (procfd, src, dst, 0, n->path, err);
 }
 
+/* After mknodat: the node itself (O_PATH, O_NOFOLLOW), checked to be the one just made,
+   whose mode and owner are then set through the fd.  A writer of the same directory
+   (another container sharing the rootfs) may have put a symlink in its place: a
+   second lookup by name would follow it to a host file. */
+static int
+fix_node (int dirfd, const char *base, const device_node *n, ocisbx_err **err)
+{
+  cleanup_close int fd = openat (dirfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+
+  if (fd < 0 || fstat (fd, &st) < 0)
+    return err_set (err, errno, "open `%s` after mknod", n->path);
+  if ((st.st_mode & S_IFMT) != n->type
+      || (n->type != S_IFIFO && st.st_rdev != makedev (n->major, n->minor)))
+    return err_set (err, EPERM, "`%s` was replaced while it was made: not the device %u:%u", n->path,
+                    n->major, n->minor);
+  /* The umask (devices_setup clears it), a default ACL or a set-group-ID directory may
+     have changed the mode or the group: set what differs. */
+  if ((st.st_mode & 07777) != (n->mode & 07777) && fd_chmod (fd, n->mode & 07777) < 0)
+    return err_set (err, errno, "chmod `%s`", n->path);
+  if ((st.st_uid != n->uid || st.st_gid != n->gid) && fchownat (fd, "", n->uid, n->gid, AT_EMPTY_PATH) < 0)
+    return err_set (err, errno, "chown `%s`", n->path);
+  return 0;
+}
+
 /* N's node; DEVFD, when not -1, is the container's /dev already resolved (N is in it). */
 static int
 make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, ocisbx_err **err)
@@ -71,7 +96,6 @@ make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, o
   cleanup_free char *dir = NULL, *base = NULL;
   cleanup_close int own = -1;
   int dirfd = devfd;
-  struct stat st;
 
   if (ctx->userns)
     return bind_host_node (ctx->procfd, rootfd, n, err);
@@ -89,16 +113,7 @@ make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, o
         return 0; /* already there (a bind, an earlier entry): leave it, as runc does */
       return err_set (err, errno, "mknod `%s`", n->path);
     }
-  /* The umask (devices_setup clears it), a default ACL or a set-group-ID directory may
-     have changed the mode or the group: set what differs. */
-  if (fstatat (dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return err_set (err, errno, "stat `%s`", n->path);
-  if ((st.st_mode & 07777) != (n->mode & 07777) && fchmodat (dirfd, base, n->mode & 07777, 0) < 0)
-    return err_set (err, errno, "chmod `%s`", n->path);
-  if ((st.st_uid != n->uid || st.st_gid != n->gid)
-      && fchownat (dirfd, base, n->uid, n->gid, AT_SYMLINK_NOFOLLOW) < 0)
-    return err_set (err, errno, "chown `%s`", n->path);
-  return 0;
+  return fix_node (dirfd, base, n, err);
 }
 
 static int

@@ -42,6 +42,26 @@ copy_file (int from, int to, const char *name, const struct stat *st, ocisbx_err
   return 0;
 }
 
+/* The owner and mode of the entry NAME just made in TO, through an O_PATH, O_NOFOLLOW
+   fd of it checked to be of ST's type: never a second lookup that would follow a
+   symlink put in its place. */
+static int
+copy_owner_mode (int to, const char *name, const struct stat *st, ocisbx_err **err)
+{
+  cleanup_close int fd = openat (to, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  struct stat now;
+
+  if (fd < 0 || fstat (fd, &now) < 0)
+    return err_set (err, errno, "tmpcopyup: open `%s`", name);
+  if ((now.st_mode & S_IFMT) != (st->st_mode & S_IFMT))
+    return err_set (err, EPERM, "tmpcopyup: `%s` was replaced while it was copied", name);
+  if (fchownat (fd, "", st->st_uid, st->st_gid, AT_EMPTY_PATH) < 0 && errno != EINVAL)
+    return err_set (err, errno, "tmpcopyup: chown `%s`", name);
+  if (!S_ISLNK (st->st_mode) && fd_chmod (fd, st->st_mode & 07777) < 0)
+    return err_set (err, errno, "tmpcopyup: chmod `%s`", name);
+  return 0;
+}
+
 static int
 copy_entry (int from, int to, const char *name, int depth, ocisbx_err **err)
 {
@@ -89,11 +109,7 @@ copy_entry (int from, int to, const char *name, int depth, ocisbx_err **err)
     default:
       return 0; /* sockets: nothing to copy */
     }
-  if (fchownat (to, name, st.st_uid, st.st_gid, AT_SYMLINK_NOFOLLOW) < 0 && errno != EINVAL)
-    return err_set (err, errno, "tmpcopyup: chown `%s`", name);
-  if (!S_ISLNK (st.st_mode) && fchmodat (to, name, st.st_mode & 07777, 0) < 0)
-    return err_set (err, errno, "tmpcopyup: chmod `%s`", name);
-  return 0;
+  return copy_owner_mode (to, name, &st, err);
 }
 
 typedef struct copy_walk
