@@ -280,15 +280,14 @@ mount_order_run() {
 	[[ "$output" == *ro-ok* ]]
 }
 
-@test "ro vs rro: only the recursive form makes submounts read-only" {
+# (ro on an rbind: its submounts read-only too, escape_rootfs.bats)
+@test "rro: the bind and its submounts read-only" {
 	mkdir -p "$SHARED/sub"
 	mount -t tmpfs tmpfs "$SHARED/sub"
-	config_add mounts "{\"destination\":\"/ro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"ro\"]}"
 	config_add mounts "{\"destination\":\"/rro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rro\"]}"
-	ctr_sh 'touch /ro/sub/a && echo ro-sub-writable; touch /rro/sub/b || echo rro-sub-readonly; touch /rro/c || echo rro-top-readonly'
+	ctr_sh 'touch /rro/sub/b || echo rro-sub-readonly; touch /rro/c || echo rro-top-readonly'
 	umount -l "$SHARED/sub"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *ro-sub-writable* ]]
 	[[ "$output" == *rro-sub-readonly* ]]
 	[[ "$output" == *rro-top-readonly* ]]
 }
