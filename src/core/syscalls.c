@@ -93,4 +93,5 @@ const sys_ops sys_real = {
   .pivot_root = real_pivot_root,
   .mknodat = mknodat,
   .setns = setns,
+  .fstatfs = fstatfs,
 };

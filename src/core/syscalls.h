@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/statfs.h>
 #include <sys/types.h>
 
 /* struct mount_attr of mount_setattr(2), for older headers. */
@@ -40,6 +41,9 @@ typedef struct sys_ops
   int (*pivot_root) (const char *new_root, const char *put_old);
   int (*mknodat) (int dirfd, const char *path, mode_t mode, dev_t dev);
   int (*setns) (int fd, int nstype);
+  /* The file system type of what FD names: rootfs/ asks it of the procfs and sysfs it
+     mounted (a recorder says what its recorded mounts would be). */
+  int (*fstatfs) (int fd, struct statfs *buf);
 } sys_ops;
 
 /* The real calls. */

@@ -750,7 +750,8 @@ test_rootfs_in_mount_ns (void)
   pid = fork ();
   if (pid == 0)
     {
-      rootfs_ctx ctx = { .cfg = cfg, .rootfs = t.rootfs, .bundle = dir };
+      rootfs_pseudo pseudo = { 0 };
+      rootfs_ctx ctx = { .cfg = cfg, .rootfs = t.rootfs, .bundle = dir, .pseudo = &pseudo };
       if (unshare (CLONE_NEWNS) < 0)
         _exit (9);
       _exit (child_checks (&ctx));

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <linux/magic.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/sysmacros.h>
@@ -104,13 +105,42 @@ show_flags (unsigned long f, char buf[256])
   return buf[0] ? buf : "0";
 }
 
+/* The directories a recorded proc or sysfs mount went on: rec_fstatfs says they are
+   one (rootfs/ checks what it mounted there). */
+static struct
+{
+  dev_t dev;
+  ino_t ino;
+  long magic;
+} rec_pseudo[8];
+static size_t rec_pseudo_n;
+
 static int
 rec_mount (const char *source, const char *target, const char *type, unsigned long flags,
            const void *data)
 {
   char s[PATH_MAX], t[PATH_MAX], f[256];
+  struct stat st;
+
   rec ("mount %s %s %s %s %s", show (source, s), show (target, t), type ? type : "-",
        show_flags (flags, f), data ? (const char *) data : "-");
+  if (type && (strcmp (type, "proc") == 0 || strcmp (type, "sysfs") == 0) && stat (target, &st) == 0
+      && rec_pseudo_n < sizeof rec_pseudo / sizeof rec_pseudo[0])
+    rec_pseudo[rec_pseudo_n++] = (typeof (rec_pseudo[0])){ st.st_dev, st.st_ino,
+                                                           strcmp (type, "proc") == 0 ? PROC_SUPER_MAGIC : SYSFS_MAGIC };
+  return 0;
+}
+
+static int
+rec_fstatfs (int fd, struct statfs *buf)
+{
+  struct stat st;
+
+  if (fstatfs (fd, buf) < 0 || fstat (fd, &st) < 0)
+    return -1;
+  for (size_t i = 0; i < rec_pseudo_n; i++)
+    if (rec_pseudo[i].dev == st.st_dev && rec_pseudo[i].ino == st.st_ino)
+      buf->f_type = rec_pseudo[i].magic;
   return 0;
 }
 
@@ -219,6 +249,7 @@ static const sys_ops recorder = {
   .pivot_root = rec_pivot_root,
   .mknodat = rec_mknodat,
   .setns = rec_setns,
+  .fstatfs = rec_fstatfs,
 };
 
 /* Replaces libocisbx.a's &sys_real (syscalls_default.c is then not linked). */
@@ -278,7 +309,8 @@ run_sequence (const char *config_json, const char *const *files, bool userns)
   pid = fork ();
   if (pid == 0)
     {
-      rootfs_ctx ctx = { .cfg = cfg, .rootfs = rootfs, .bundle = dir, .userns = userns };
+      rootfs_pseudo pseudo = { 0 };
+      rootfs_ctx ctx = { .cfg = cfg, .rootfs = rootfs, .bundle = dir, .userns = userns, .pseudo = &pseudo };
       ocisbx_err *err = NULL;
       int rootfd = -1;
 

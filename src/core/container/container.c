@@ -370,6 +370,7 @@ clone_init (create_ctx *c, ocisbx_err **err)
     .new_cgroupns = (c->ns.new_flags & CLONE_NEWCGROUP) != 0,
     .cgroup_path = cgroup_path (c->cgroup),
     .cgroup = c->cgroup,
+    .pseudo = &c->pseudo,
   };
 
   /* From the clone on, our memory and fds are in the container: none of its processes

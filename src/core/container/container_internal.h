@@ -58,6 +58,7 @@ typedef struct create_ctx
   idmap_plan idmap; /* how the parent writes the uid/gid maps (rootless.h) */
   process_plan proc;
   rootfs_ctx rctx;
+  rootfs_pseudo pseudo; /* rctx.pseudo: the init's procfs/sysfs mounts (rootfs.h) */
   bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
   sync_mount_server mount_server; /* with mount_help: how (sync.h); else none */
   bool userns;        /* new or joined user namespace */

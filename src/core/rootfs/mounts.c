@@ -236,6 +236,67 @@ is_procfs_root (int fd, const struct stat *st)
   return on_procfs (fd) && st->st_ino == PROC_ROOT_INO;
 }
 
+/* A mount at DEST covers what was recorded at DEST or below it. */
+static void
+pseudo_forget_under (rootfs_pseudo *p, const char *dest)
+{
+  size_t kept = 0;
+
+  for (size_t i = 0; i < p->n; i++)
+    {
+      if (pathres_under (dest, p->m[i].dest))
+        {
+          free (p->m[i].dest);
+          close (p->m[i].fd);
+          continue;
+        }
+      p->m[kept++] = p->m[i];
+    }
+  p->n = kept;
+}
+
+/* The procfs or sysfs (MAGIC) just mounted at DEST: an fd of its root, from DEST
+   walked again without following any symlink, and checked to be such a file system
+   (a writer of the rootfs may have swapped the directory meanwhile: then it is an
+   error, not a mount the masks would miss). */
+static int
+pseudo_record (rootfs_pseudo *p, int rootfd, const char *dest, long magic, ocisbx_err **err)
+{
+  cleanup_free char *clean = pathres_clean (dest);
+  cleanup_close int fd = pathres_open_plain (rootfd, clean, err);
+  struct statfs sfs;
+
+  if (fd < 0)
+    return err_wrap (err, "`%s` changed while it was mounted", dest);
+  if (sys->fstatfs (fd, &sfs) < 0)
+    return err_set (err, errno, "statfs `%s`", dest);
+  if (sfs.f_type != magic)
+    return err_set (err, EXDEV, "`%s` is not the %s just mounted there: the rootfs changed under it", dest,
+                    magic == PROC_SUPER_MAGIC ? "procfs" : "sysfs");
+  if (p->n == ROOTFS_PSEUDO_MAX)
+    return err_set (err, E2BIG, "`%s`: more than %d procfs and sysfs mounts", dest, ROOTFS_PSEUDO_MAX);
+  p->m[p->n++] = (rootfs_pseudo_mount){ .dest = steal_ptr (&clean), .fd = steal_fd (&fd), .magic = magic };
+  return 0;
+}
+
+/* The file system type of a mount of M: a procfs or sysfs (M's type, or its bind
+   source's), 0 for anything else. */
+static long
+pseudo_magic (const oci_mount *m, bool bind, int srcfd)
+{
+  struct statfs sfs;
+
+  if (bind)
+    return sys->fstatfs (srcfd, &sfs) == 0 && (sfs.f_type == PROC_SUPER_MAGIC || sfs.f_type == SYSFS_MAGIC)
+               ? (long) sfs.f_type
+               : 0;
+  if (m->type && strcmp (m->type, "proc") == 0)
+    return PROC_SUPER_MAGIC;
+  if (m->type && strcmp (m->type, "sysfs") == 0)
+    return SYSFS_MAGIC;
+  return 0;
+}
+
 static int
 mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **err)
 {
@@ -246,6 +307,7 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
   pathres_create_kind kind = PATHRES_DIR;
   bool bind = mount_is_bind (m);
   bool idmapped;
+  long magic;
 
   mount_opts_parse (m->options, m->options_len, &o);
   idmapped = o.idmap || o.ridmap || m->uid_mappings_len || m->gid_mappings_len;
@@ -286,6 +348,11 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
                         m->destination);
     }
 
+  {
+    cleanup_free char *clean = pathres_clean (m->destination);
+    pseudo_forget_under (ctx->pseudo, clean);
+  }
+  magic = pseudo_magic (m, bind, srcfd);
   if (!bind && m->type && strcmp (m->type, "cgroup") == 0)
     return mount_cgroup (ctx, rootfd, m, &o, dstfd, err);
 
@@ -311,6 +378,9 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
       o.flags |= MS_REC;
       readonly_recursive (&o);
     }
+
+  if (magic && pseudo_record (ctx->pseudo, rootfd, m->destination, magic, err) < 0)
+    return -1;
 
   /* What follows acts on the new mount: re-resolve the destination, since DSTFD is
      the directory underneath it. */

@@ -261,6 +261,32 @@ pathres_under (const char *dir, const char *path)
   return strncmp (path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || (n == 1 && dir[0] == '/'));
 }
 
+int
+pathres_open_plain (int rootfd, const char *path, ocisbx_err **err)
+{
+  cleanup_free char *clean = pathres_clean (path);
+  cleanup_close int cur = openat (rootfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  char *save = NULL;
+
+  if (cur < 0)
+    return err_errno (err, errno, "open", path);
+  for (char *comp = strtok_r (clean, "/", &save); comp; comp = strtok_r (NULL, "/", &save))
+    {
+      int next = openat (cur, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      struct stat st;
+
+      if (next < 0)
+        return err_errno (err, errno, "open", path);
+      close (cur);
+      cur = next;
+      if (fstat (cur, &st) < 0)
+        return err_errno (err, errno, "stat", path);
+      if (S_ISLNK (st.st_mode))
+        return err_errno (err, ELOOP, "open (a symlink in the way)", path);
+    }
+  return steal_fd (&cur);
+}
+
 bool
 pathres_has_symlink (int rootfd, const char *path)
 {

@@ -31,6 +31,10 @@ typedef enum pathres_create_kind
 
 /* Open PATH (absolute or relative, both taken from ROOTFD) as O_PATH. */
 int pathres_open (int rootfd, const char *path, ocisbx_err **err);
+/* Open PATH (absolute, taken from ROOTFD) following no symlink at all, `..` taken
+   lexically: ELOOP when a component is a symlink.  For the paths whose place matters
+   (where a procfs or sysfs was mounted). */
+int pathres_open_plain (int rootfd, const char *path, ocisbx_err **err);
 /* Open PATH, creating the missing parents (0755) and the last component (MODE). */
 int pathres_create (int rootfd, const char *path, pathres_create_kind kind, mode_t mode, ocisbx_err **err);
 /* The walk alone, no openat2: the fallback, exported for the unit tests. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -12,16 +13,73 @@
 #include "core/rootfs/pathres.h"
 #include "core/utils.h"
 
-/* Open PATH in the root; 0 with *fd = -1 when it does not exist (skipped silently). */
+/* The procfs/sysfs mount of P whose destination holds the cleaned PATH (the deepest),
+   or NULL. */
+static const rootfs_pseudo_mount *
+pseudo_holding (const rootfs_pseudo *p, const char *path)
+{
+  const rootfs_pseudo_mount *best = NULL;
+
+  for (size_t i = 0; i < p->n; i++)
+    if (pathres_under (p->m[i].dest, path) && (best == NULL || strlen (p->m[i].dest) > strlen (best->dest)))
+      best = &p->m[i];
+  return best;
+}
+
+int
+paths_check_pseudo (const rootfs_pseudo *p, int rootfd, ocisbx_err **err)
+{
+  for (size_t i = 0; i < p->n; i++)
+    {
+      const rootfs_pseudo_mount *m = &p->m[i];
+      const char *what = m->magic == PROC_SUPER_MAGIC ? "procfs" : "sysfs";
+      ocisbx_err *ignored = NULL;
+      cleanup_close int fd = pathres_open_plain (rootfd, m->dest, &ignored);
+      struct stat a, b;
+
+      err_free (ignored);
+      if (fd < 0 || fstat (fd, &a) < 0 || fstat (m->fd, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+        return err_set (err, EXDEV,
+                        "`%s` no longer leads to the %s mounted there (a symlink or another directory in "
+                        "its place: is the rootfs shared with a container that changes it?)",
+                        m->dest, what);
+    }
+  return 0;
+}
+
+/* PATH, resolved through the procfs or sysfs the runtime mounted when it is below one
+   (the rest of the path inside that mount alone), else inside the root. */
 static int
-open_existing (int rootfd, const char *path, int *fd, ocisbx_err **err)
+open_listed (const rootfs_pseudo *p, int rootfd, const char *path, ocisbx_err **err)
+{
+  cleanup_free char *clean = pathres_clean (path);
+  const rootfs_pseudo_mount *m = pseudo_holding (p, clean);
+  const char *rest;
+
+  if (m == NULL)
+    return pathres_open (rootfd, clean, err);
+  rest = clean + strlen (m->dest);
+  while (*rest == '/')
+    rest++;
+  if (*rest == '\0')
+    {
+      int fd = fcntl (m->fd, F_DUPFD_CLOEXEC, 0);
+      return fd >= 0 ? fd : err_set (err, errno, "dup the fd of `%s`", m->dest);
+    }
+  return pathres_open (m->fd, rest, err);
+}
+
+/* Open PATH; 0 with *fd = -1 when it does not exist (skipped silently: also in a
+   verified procfs, a file this kernel does not have). */
+static int
+open_existing (const rootfs_pseudo *p, int rootfd, const char *path, int *fd, ocisbx_err **err)
 {
   /* Most listed paths are missing: no message for them (err_set formats nothing
      without an error to set). */
-  *fd = pathres_open (rootfd, path, NULL);
+  *fd = open_listed (p, rootfd, path, NULL);
   if (*fd >= 0 || errno == ENOENT || errno == ENOTDIR)
     return 0;
-  *fd = pathres_open (rootfd, path, err); /* again, for the message */
+  *fd = open_listed (p, rootfd, path, err); /* again, for the message */
   return *fd >= 0 ? 0 : -1;
 }
 
@@ -63,13 +121,23 @@ procfd_went_away (rootfs_procfd *procfd)
   return true;
 }
 
+/* The masks go through the fds themselves with the new mount API, never through a
+   /proc/self/fd/N looked up by name in a rootfs another container may change; only a
+   kernel without it (ENOSYS: Linux < 5.2) takes /proc/self/fd, when it is a procfs. */
+static bool
+new_api_missing (rootfs_procfd *procfd, const ocisbx_err *e)
+{
+  if (*procfd != ROOTFS_PROCFD_UNUSABLE || e->errnum != ENOSYS)
+    return false;
+  *procfd = procfd_now ();
+  return *procfd == ROOTFS_PROCFD_USABLE;
+}
+
 static int
 mask_one (rootfs_procfd *procfd, int fd, bool dir, int null, const char *path, ocisbx_err **err)
 {
   ocisbx_err *e = NULL;
 
-  if (*procfd == ROOTFS_PROCFD_UNKNOWN)
-    *procfd = procfd_now ();
   for (int attempt = 0;; attempt++)
     {
       int r = dir ? mount_tmpfs_fd (*procfd, fd, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "0755",
@@ -77,7 +145,7 @@ mask_one (rootfs_procfd *procfd, int fd, bool dir, int null, const char *path, o
                   : mount_bind_fd_known (*procfd, null, fd, 0, path, &e);
       if (r == 0)
         return 0;
-      if (attempt > 0 || !procfd_went_away (procfd))
+      if (attempt > 0 || !(new_api_missing (procfd, e) || procfd_went_away (procfd)))
         {
           *err = e;
           return -1;
@@ -88,10 +156,10 @@ mask_one (rootfs_procfd *procfd, int fd, bool dir, int null, const char *path, o
 }
 
 int
-paths_mask (const oci_config *cfg, int rootfd, ocisbx_err **err)
+paths_mask (const oci_config *cfg, const rootfs_pseudo *p, int rootfd, ocisbx_err **err)
 {
   cleanup_close int null = -1;
-  rootfs_procfd procfd = ROOTFS_PROCFD_UNKNOWN;
+  rootfs_procfd procfd = ROOTFS_PROCFD_UNUSABLE; /* the fds: new_api_missing */
 
   if (cfg->linux_ == NULL)
     return 0;
@@ -101,7 +169,7 @@ paths_mask (const oci_config *cfg, int rootfd, ocisbx_err **err)
       cleanup_close int fd = -1;
       struct stat st;
 
-      if (open_existing (rootfd, path, &fd, err) < 0)
+      if (open_existing (p, rootfd, path, &fd, err) < 0)
         return err_wrap (err, "masked path");
       if (fd < 0)
         continue;
@@ -128,7 +196,7 @@ bind_readonly (const oci_config *cfg, int fd)
 }
 
 int
-paths_readonly (const oci_config *cfg, int rootfd, ocisbx_err **err)
+paths_readonly (const oci_config *cfg, const rootfs_pseudo *p, int rootfd, ocisbx_err **err)
 {
   if (cfg->linux_ == NULL)
     return 0;
@@ -138,7 +206,7 @@ paths_readonly (const oci_config *cfg, int rootfd, ocisbx_err **err)
       cleanup_close int fd = -1;
       cleanup_close int top = -1;
 
-      if (open_existing (rootfd, path, &fd, err) < 0)
+      if (open_existing (p, rootfd, path, &fd, err) < 0)
         return err_wrap (err, "readonly path");
       if (fd < 0)
         continue;
@@ -146,7 +214,7 @@ paths_readonly (const oci_config *cfg, int rootfd, ocisbx_err **err)
         continue;
       if (mount_bind_fd (fd, fd, MS_REC, path, err) < 0)
         return err_wrap (err, "readonly path");
-      top = pathres_open (rootfd, path, err);
+      top = open_listed (p, rootfd, path, err);
       if (top < 0 || mount_remount_bind (top, MS_RDONLY, 0, false, path, err) < 0)
         return err_wrap (err, "readonly path");
     }

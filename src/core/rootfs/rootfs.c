@@ -278,6 +278,17 @@ rootfs_setup_ns_leave (int shared_ns, ocisbx_err **err)
   return 0;
 }
 
+void
+rootfs_pseudo_clear (rootfs_pseudo *p)
+{
+  for (size_t i = 0; i < p->n; i++)
+    {
+      free (p->m[i].dest);
+      close (p->m[i].fd);
+    }
+  p->n = 0;
+}
+
 int
 rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err)
 {
@@ -290,8 +301,11 @@ rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err)
   /* sysctls first: the read-only paths below usually include /proc/sys. */
   if (sysctl_apply (cfg, err) < 0)
     return err_wrap (err, "rootfs");
-  if (paths_readonly (cfg, rootfd, err) < 0 || paths_mask (cfg, rootfd, err) < 0
-      || mounts_finalize (cfg, rootfd, err) < 0)
+  if (paths_check_pseudo (ctx->pseudo, rootfd, err) < 0 || paths_readonly (cfg, ctx->pseudo, rootfd, err) < 0
+      || paths_mask (cfg, ctx->pseudo, rootfd, err) < 0)
+    return err_wrap (err, "rootfs");
+  rootfs_pseudo_clear (ctx->pseudo);
+  if (mounts_finalize (cfg, rootfd, err) < 0)
     return err_wrap (err, "rootfs");
   if (cfg->root && cfg->root->readonly
       && mount_remount_bind (rootfd, MS_RDONLY, 0, false, "/", err) < 0)

@@ -33,6 +33,29 @@ typedef enum rootfs_procfd
   ROOTFS_PROCFD_UNUSABLE,
 } rootfs_procfd;
 
+/* The procfs and sysfs mounts rootfs_setup made: each one's destination (cleaned) and an
+   O_PATH fd of the root of the mount, checked (fstatfs) to be a procfs/sysfs when it was
+   opened.  rootfs_finalize resolves the masked and read-only paths below a destination
+   through its fd, never by name through the rootfs, which another container sharing it
+   may change (a symlink in place of /proc: CVE-2019-19921, CVE-2023-27561), and fails
+   when the destination no longer leads to that mount (paths.c). */
+#define ROOTFS_PSEUDO_MAX 8
+typedef struct rootfs_pseudo_mount
+{
+  char *dest;
+  int fd;
+  long magic; /* PROC_SUPER_MAGIC, SYSFS_MAGIC */
+} rootfs_pseudo_mount;
+
+typedef struct rootfs_pseudo
+{
+  size_t n;
+  rootfs_pseudo_mount m[ROOTFS_PSEUDO_MAX];
+} rootfs_pseudo;
+
+/* Closes the fds and frees the destinations (rootfs_finalize does it when done). */
+void rootfs_pseudo_clear (rootfs_pseudo *p);
+
 typedef struct rootfs_ctx
 {
   const oci_config *cfg;
@@ -44,6 +67,8 @@ typedef struct rootfs_ctx
   const char *cgroup_path; /* the container's cgroup path (relative to hierarchy roots), for cgroup mounts */
   const struct cgroup_manager *cgroup; /* when set, the per-hierarchy paths come from it */
   rootfs_procfd procfd;    /* set by rootfs_setup for the mounts it makes; leave it 0 */
+  rootfs_pseudo *pseudo;   /* required: filled by rootfs_setup, used and cleared by
+                              rootfs_finalize (the caller's, zeroed) */
   /* In a user namespace, when the runtime lends its privileges: asks it for mounts[INDEX]'s
      bind source, or the rootfs (ROOTFS_SOURCE), when the container cannot open it (FD
      -1), or for an idmapped copy of FD's tree (mounts_runtime_source), and returns the
