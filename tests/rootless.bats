@@ -363,6 +363,20 @@ requires_newuidmap() {
 	[ "${lines[-1]}" -eq "$(ls /sys/class/net | grep -c .)" ]
 }
 
+@test "rootless: spec --rootless: /sys and every mount below it read-only, the host's cgroups too" {
+	# CVE-2023-25809 class: ro applied to the top of the /sys rbind alone left the host's
+	# /sys/fs/cgroup/... (a delegated hierarchy the user owns) writable
+	requires_ocisbx "runc 1.1.5 leaves the host's /sys/fs/cgroup read-write below spec --rootless's /sys"
+	mountpoint -q /sys/fs/cgroup || skip "no cgroup mount below the host's /sys"
+	# shellcheck disable=SC2016
+	set_args sh -c 'awk '\''$5 ~ "^/sys" {split($6, o, ","); print $5, o[1]}'\'' /proc/self/mountinfo'
+	run rl_run run "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"/sys/fs/cgroup ro"* ]]
+	! grep -v ' ro$' <<<"$output"
+}
+
 @test "rootless: with the host's pid namespace the host's /proc is bound onto /proc" {
 	config_del 'linux.namespaces[type=pid]'
 	config_set 'mounts[destination=/proc]' '{"destination":"/proc","type":"bind","source":"/proc","options":["rbind","nosuid","noexec","nodev"]}'
