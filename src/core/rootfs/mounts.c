@@ -256,14 +256,15 @@ pseudo_forget_under (rootfs_pseudo *p, const char *dest)
 }
 
 /* The procfs or sysfs (MAGIC) just mounted at DEST: an fd of its root, from DEST
-   walked again without following any symlink, and checked to be such a file system
-   (a writer of the rootfs may have swapped the directory meanwhile: then it is an
-   error, not a mount the masks would miss). */
+   resolved again (PLAIN: following no symlink, as a proc or sysfs mount's destination
+   must be; else inside the root), and checked to be such a file system (a writer of
+   the rootfs may have swapped the directory meanwhile: then it is an error, not a
+   mount the masks would miss). */
 static int
-pseudo_record (rootfs_pseudo *p, int rootfd, const char *dest, long magic, ocisbx_err **err)
+pseudo_record (rootfs_pseudo *p, int rootfd, const char *dest, long magic, bool plain, ocisbx_err **err)
 {
   cleanup_free char *clean = pathres_clean (dest);
-  cleanup_close int fd = pathres_open_plain (rootfd, clean, err);
+  cleanup_close int fd = plain ? pathres_open_plain (rootfd, clean, err) : pathres_open (rootfd, clean, err);
   struct statfs sfs;
 
   if (fd < 0)
@@ -379,7 +380,7 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
       readonly_recursive (&o);
     }
 
-  if (magic && pseudo_record (ctx->pseudo, rootfd, m->destination, magic, err) < 0)
+  if (magic && pseudo_record (ctx->pseudo, rootfd, m->destination, magic, !mount_is_bind (m), err) < 0)
     return -1;
 
   /* What follows acts on the new mount: re-resolve the destination, since DSTFD is

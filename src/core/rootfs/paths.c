@@ -26,6 +26,21 @@ pseudo_holding (const rootfs_pseudo *p, const char *path)
   return best;
 }
 
+/* Are A and B the same file on the same mount (the mount ids compared where statx
+   has them, Linux >= 5.8)? */
+static bool
+same_file_and_mount (int a, int b)
+{
+  struct statx x, y;
+
+  if (statx (a, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &x) < 0
+      || statx (b, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &y) < 0)
+    return false;
+  if (x.stx_dev_major != y.stx_dev_major || x.stx_dev_minor != y.stx_dev_minor || x.stx_ino != y.stx_ino)
+    return false;
+  return !(x.stx_mask & y.stx_mask & STATX_MNT_ID) || x.stx_mnt_id == y.stx_mnt_id;
+}
+
 int
 paths_check_pseudo (const rootfs_pseudo *p, int rootfd, ocisbx_err **err)
 {
@@ -34,11 +49,10 @@ paths_check_pseudo (const rootfs_pseudo *p, int rootfd, ocisbx_err **err)
       const rootfs_pseudo_mount *m = &p->m[i];
       const char *what = m->magic == PROC_SUPER_MAGIC ? "procfs" : "sysfs";
       ocisbx_err *ignored = NULL;
-      cleanup_close int fd = pathres_open_plain (rootfd, m->dest, &ignored);
-      struct stat a, b;
+      cleanup_close int fd = pathres_open (rootfd, m->dest, &ignored);
 
       err_free (ignored);
-      if (fd < 0 || fstat (fd, &a) < 0 || fstat (m->fd, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+      if (fd < 0 || !same_file_and_mount (fd, m->fd))
         return err_set (err, EXDEV,
                         "`%s` no longer leads to the %s mounted there (a symlink or another directory in "
                         "its place: is the rootfs shared with a container that changes it?)",

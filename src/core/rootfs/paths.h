@@ -14,8 +14,9 @@
 #include "core/rootfs/rootfs.h"
 #include "ocispec.h"
 
-/* Every procfs/sysfs mount of P is still where it was mounted: its destination, walked
-   without following symlinks, leads to the root of that very mount. */
+/* Every procfs/sysfs mount of P is still where it was mounted: its destination,
+   resolved inside ROOTFD, leads to the root of that very mount (same file, same mount
+   id). */
 int paths_check_pseudo (const rootfs_pseudo *p, int rootfd, ocisbx_err **err);
 /* A path below a mount of P resolves through that mount's fd (inside it), any other
    one inside ROOTFD. */
