@@ -107,6 +107,38 @@ no_namespaces() {
 	fi
 }
 
+# uidMappings and gidMappings are both OPTIONAL (runtime-spec config-linux.md): without
+# them the caller's own uid/gid is mapped to 0, one id each, as crun does (crun's own
+# suite runs its mount tests that way); runc refuses such a config.
+@test "a user namespace without uidMappings/gidMappings maps the caller's ids to 0" {
+	requires_ocisbx "runc 1.1 refuses a user namespace without mappings; crun maps the caller"
+	config_add linux.namespaces '{"type":"user"}'
+	config_del linux.uidMappings
+	config_del linux.gidMappings
+	ctr_sh 'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map | tr -s " " | sed "s/^ //"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = 0 ]
+	[ "${lines[2]}" = "0 $(id -u) 1" ]
+	[ "${lines[3]}" = "0 $(id -g) 1" ]
+	# one given: it stays, the other is the caller's
+	config_set linux.gidMappings '[{"containerID":0,"hostID":0,"size":2000}]'
+	ctr_sh 'cat /proc/self/uid_map /proc/self/gid_map | tr -s " " | sed "s/^ //"'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "0 $(id -u) 1" ]
+	[ "${lines[1]}" = "0 0 2000" ]
+	# a process user outside the one id: refused, naming the field
+	config_set process.user '{"uid":1000,"gid":0}'
+	snapshot_host
+	ctr_sh true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"config.json: .process.user.uid: 1000 is not mapped: without .linux.uidMappings only the caller's own uid is, to 0"* ]]
+	assert_nothing_left
+}
+
 @test "a user namespace without a mount namespace of its own is refused, saying why" {
 	config_del 'linux.namespaces[type=mount]'
 	config_add linux.namespaces '{"type":"user"}'

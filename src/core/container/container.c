@@ -101,8 +101,8 @@ validate_namespaces (create_ctx *c, ocisbx_err **err)
     return err_set (err, 0, "config.json: .domainname: setting the domainname needs a uts namespace of the container");
   if (flags & CLONE_NEWUSER)
     {
-      if (lx->uid_mappings_len == 0 || lx->gid_mappings_len == 0)
-        return err_set (err, 0, "config.json: .linux.uidMappings/gidMappings: a new user namespace needs both");
+      if (idmap_default (c->cfg->linux_, c->cfg->process, err) < 0)
+        return -1;
       /* unprivileged: which maps need newuidmap/newgidmap, and are we entitled to them */
       if (idmap_prepare (lx, &c->idmap, err) < 0)
         return -1;

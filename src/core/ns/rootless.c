@@ -278,6 +278,40 @@ plan_one (const oci_id_mapping *m, size_t n, bool privileged, unsigned own, cons
   return 0;
 }
 
+static void
+map_caller (oci_id_mapping **maps, size_t *n, unsigned own)
+{
+  free (*maps);
+  *maps = xmalloc0 (sizeof **maps);
+  **maps = (oci_id_mapping) { .container_id = 0, .host_id = own, .size = 1 };
+  *n = 1;
+}
+
+int
+idmap_default (oci_linux *lx, const oci_process *proc, ocisbx_err **err)
+{
+  if (lx->uid_mappings_len == 0)
+    {
+      if (proc && proc->user.uid != 0)
+        return err_set (err, 0, "config.json: .process.user.uid: %u is not mapped: without .linux.uidMappings "
+                                "only the caller's own uid is, to 0", proc->user.uid);
+      map_caller (&lx->uid_mappings, &lx->uid_mappings_len, getuid ());
+    }
+  if (lx->gid_mappings_len == 0)
+    {
+      if (proc && proc->user.gid != 0)
+        return err_set (err, 0, "config.json: .process.user.gid: %u is not mapped: without .linux.gidMappings "
+                                "only the caller's own gid is, to 0", proc->user.gid);
+      for (size_t i = 0; proc && i < proc->user.additional_gids_len; i++)
+        if (proc->user.additional_gids[i] != 0)
+          return err_set (err, 0, "config.json: .process.user.additionalGids[%zu]: %u is not mapped: without "
+                                  ".linux.gidMappings only the caller's own gid is, to 0",
+                          i, proc->user.additional_gids[i]);
+      map_caller (&lx->gid_mappings, &lx->gid_mappings_len, getgid ());
+    }
+  return 0;
+}
+
 int
 idmap_prepare (const oci_linux *lx, idmap_plan *plan, ocisbx_err **err)
 {

@@ -11,7 +11,8 @@
  *     (with "deny" to setgroups before gid_map, as the kernel requires of an
  *     unprivileged writer); anything else goes through newuidmap/newgidmap, after
  *     checking each range against /etc/subuid and /etc/subgid so that a refused range
- *     is reported in terms of the config.
+ *     is reported in terms of the config; a user namespace with no maps in the config
+ *     gets the caller's own ids, mapped to 0 (idmap_default, root or not).
  */
 #ifndef OCISBX_ROOTLESS_H
 #define OCISBX_ROOTLESS_H
@@ -47,6 +48,12 @@ typedef struct idmap_plan
   char *newuidmap, *newgidmap; /* the helpers' paths, when used */
 } idmap_plan;
 
+/* A new user namespace whose config gives no uidMappings (gidMappings): both are
+   OPTIONAL in the spec.  As crun does (without subordinate ids), the caller's own uid
+   (gid) is mapped to 0, a single id; the missing array is filled in LX so that everything
+   after (the plan, the writes, idmapped mounts) sees one config.  The process's user
+   (PROC, may be NULL) must then be 0 in what was filled in: an error names the field. */
+int idmap_default (oci_linux *lx, const oci_process *proc, ocisbx_err **err);
 int idmap_prepare (const oci_linux *lx, idmap_plan *plan, ocisbx_err **err);
 int idmap_write (pid_t pid, const oci_linux *lx, const idmap_plan *plan, ocisbx_err **err);
 void idmap_plan_free (idmap_plan *plan);
