@@ -107,6 +107,23 @@ sig_ignored() {
 	[ "$(echo "${lines[5]#Groups:}" | xargs)" = "10 20 65534" ]
 }
 
+# A pipe of the caller's is 0600 root: a process that is not root could not reopen its
+# own stdout (/dev/stdout, a log path pointing there) without this.
+@test "process: stdio pipes become the user's, /dev/null is left alone (as runc, crun)" {
+	config_set process.user '{"uid":1000,"gid":1000}'
+	in_container sh -c 'stat -L -c %u:%g /proc/self/fd/0 /proc/self/fd/1; echo reopened >/dev/stdout'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "${lines[1]}" == 1000:* ]]
+	[ "${lines[2]}" = reopened ]
+	# runc 1.1 puts pipes of its own between (stdin too) and changes the uid only;
+	# crun and ocisbx pass the caller's fds on and change both
+	if is_ocisbx; then
+		[ "${lines[0]}" = 0:0 ]
+		[ "${lines[1]}" = 1000:1000 ]
+	fi
+}
+
 @test "process: root user has no supplementary groups unless configured" {
 	in_container sh -c 'grep "^Groups:" /proc/self/status'
 	[ "$status" -eq 0 ]

@@ -145,6 +145,32 @@ home_of (uid_t uid)
   return xasprintf ("HOME=%s", home ? home : "/");
 }
 
+/* The process's stdio becomes its user's (as runc and crun do), so that a process that
+   is not root may reopen it (/dev/stdout, /proc/self/fd/1: a pipe of the caller's is
+   0600 root).  Not terminals nor device nodes (/dev/null: the host's); a failure that
+   says the ids or the inode's owner are not mapped here, or a read-only file system,
+   leaves the fd as it is: the process deals with it as it would with any fd. */
+static int
+chown_stdio (const process_plan *plan, ocisbx_err **err)
+{
+  for (int fd = 0; fd < 3; fd++)
+    {
+      struct stat st;
+      if (fstat (fd, &st) < 0)
+        {
+          if (errno == EBADF)
+            continue;
+          return err_set (err, errno, "fstat of stdio fd %d", fd);
+        }
+      if (S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode) || (st.st_uid == plan->uid && st.st_gid == plan->gid))
+        continue;
+      if (fchown (fd, plan->uid, plan->gid) < 0 && errno != EINVAL && errno != EPERM && errno != EROFS)
+        return err_set (err, errno, "chown stdio fd %d to %u:%u (process.user)", fd, (unsigned) plan->uid,
+                        (unsigned) plan->gid);
+    }
+  return 0;
+}
+
 static int
 setup_user (process_plan *plan, ocisbx_err **err)
 {
@@ -214,6 +240,8 @@ process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err
      for a filter without no_new_privs is no DAC capability, so the second try sees
      what the process will. */
   change_dir (plan, &cwd_err);
+  if (tty_slave < 0 && chown_stdio (plan, err) < 0)
+    return -1;
   if (setup_user (plan, err) < 0)
     return -1;
   if (plan->pdeathsig)
