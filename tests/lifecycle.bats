@@ -5,7 +5,11 @@ load helpers/common
 
 setup_file() { common_setup_file; }
 setup() { common_setup; }
-teardown() { common_teardown; }
+teardown() {
+	# a test's freezer cgroup holding an init frozen: thawed first, so that it can die
+	[ -z "${FROZEN_CG:-}" ] || echo THAWED >"$FROZEN_CG/freezer.state" 2>/dev/null || true
+	common_teardown
+}
 
 # create_running ID [ARGS...]: create + start a container from $BUNDLE, wait for "running".
 create_running() {
@@ -96,6 +100,37 @@ create_running() {
 	run runtime state "$CID"
 	[ "$status" -ne 0 ]
 	wait_pid_gone "$pid"
+}
+
+# crun's suite moves the init into a frozen v1 freezer cgroup of its own: the SIGKILL of
+# delete --force stays pending until that is thawed.  ocisbx used to wait ~100 s for
+# the cgroups to empty, then remove the state with the init alive, and exit 0.
+@test "delete: --force of an init frozen by a freezer cgroup not the container's fails at once, naming it" {
+	requires_ocisbx "runc 1.1 waits, then removes the state with the init alive"
+	[ -w /sys/fs/cgroup/freezer ] && ! is_v2 || skip "no writable cgroup v1 freezer"
+	FROZEN_CG=/sys/fs/cgroup/freezer/$CID-frozen
+	mkdir "$FROZEN_CG"
+	create_running "$CID" sleep 1000
+	pid=$(container_pid "$CID")
+	echo "$pid" >"$FROZEN_CG/tasks"
+	echo FROZEN >"$FROZEN_CG/freezer.state"
+	wait_for_output FROZEN 5 "freezer.state" cat "$FROZEN_CG/freezer.state"
+	SECONDS=0
+	run runtime delete --force "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "$SECONDS" -lt 5 ]
+	[[ "$output" == *"cannot delete container \"$CID\": its init (pid $pid) is frozen by the freezer cgroup \`$FROZEN_CG\`, not the container's: it cannot die until that is thawed"* ]]
+	kill -0 "$pid"
+	runtime state "$CID"
+	# thawed, the pending SIGKILL ends it and delete goes through
+	echo THAWED >"$FROZEN_CG/freezer.state"
+	run runtime delete --force "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	! kill -0 "$pid" 2>/dev/null
+	run runtime state "$CID"
+	[ "$status" -ne 0 ]
 }
 
 @test "delete: works on a created container that never started (no --force needed)" {

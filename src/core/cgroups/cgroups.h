@@ -130,6 +130,11 @@ int cgroup_pids (cgroup_manager *m, pid_t **pids, size_t *n, ocisbx_err **err);
 int cgroup_kill_all (cgroup_manager *m, int sig, ocisbx_err **err);
 int cgroup_freeze (cgroup_manager *m, bool freeze, ocisbx_err **err);
 int cgroup_is_frozen (cgroup_manager *m, bool *frozen, ocisbx_err **err);
+/* The directory of a freezer cgroup, not the container's, that holds PID frozen (v1
+   freezer.state not THAWED; cgroup2 cgroup.events "frozen 1"), malloc'd; NULL when
+   none does.  A SIGKILL to such a process stays pending until someone thaws it.  M may
+   be NULL (a container without a cgroups record). */
+char *cgroup_frozen_elsewhere (const cgroup_manager *m, pid_t pid);
 int cgroup_update (cgroup_manager *m, const oci_resources *res, ocisbx_err **err);
 
 /* The detected layout (cheap: two statfs). */

@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -162,6 +163,63 @@ cgroup_is_frozen (cgroup_manager *m, bool *frozen, ocisbx_err **err)
       *frozen = s[0] == '1';
     }
   return 0;
+}
+
+/* Is the freezer cgroup FROZEN_DIR (v1: freezer.state; cgroup2: cgroup.events) frozen
+   or freezing? */
+static bool
+freezer_holds (const char *dir, bool v2)
+{
+  cleanup_free char *p = xasprintf ("%s/%s", dir, v2 ? "cgroup.events" : "freezer.state");
+  cleanup_free char *s = NULL;
+  cleanup_err ocisbx_err *e = NULL;
+
+  if (read_file_at (AT_FDCWD, p, &s, NULL, &e) < 0)
+    return false;
+  if (v2)
+    return strstr (s, "\nfrozen 1") != NULL || strncmp (s, "frozen 1", 8) == 0;
+  return strncmp (s, "THAWED", 6) != 0;
+}
+
+char *
+cgroup_frozen_elsewhere (const cgroup_manager *m, pid_t pid)
+{
+  cleanup_free char *file = xasprintf ("/proc/%d/cgroup", (int) pid);
+  const char *fs_root = m ? m->fs_root : CGROUP_FS_ROOT;
+  cgroup_layout layout = m ? m->layout : cgroup_detect_layout (fs_root);
+  cleanup_err ocisbx_err *e = NULL;
+  cg_own *own = NULL;
+  size_t n = 0;
+  char *found = NULL;
+
+  if (cg_read_own (file, &own, &n, &e) < 0)
+    return NULL;
+  for (size_t i = 0; i < n && found == NULL; i++)
+    {
+      bool v2 = own[i].controllers[0] == '\0';
+      const cg_hier *h = NULL;
+      cleanup_free char *dir = NULL;
+
+      if (v2 && layout != CGROUP_LAYOUT_V1)
+        {
+          h = m ? cg_unified (m) : NULL;
+          dir = xasprintf ("%s%s%s", fs_root, layout == CGROUP_LAYOUT_HYBRID ? "/unified" : "", own[i].path);
+        }
+      else if (!v2 && cgroup_has_controller (own[i].controllers, "freezer"))
+        {
+          cleanup_free char *name = cg_v1_dirname (own[i].controllers);
+          h = m ? cg_find (m, "freezer") : NULL;
+          dir = xasprintf ("%s/%s%s", fs_root, name, own[i].path);
+        }
+      else
+        continue;
+      if (h && strcmp (h->path, own[i].path) == 0)
+        continue; /* the container's own: delete thaws it */
+      if (freezer_holds (dir, v2))
+        found = steal_ptr (&dir);
+    }
+  cg_own_free (own, n);
+  return found;
 }
 
 int

@@ -304,6 +304,17 @@ container_delete_at (container_handle *h, bool force, ocisbx_err **err)
       signal_init (st, SIGKILL, NULL);
       if (status == STATUS_PAUSED && m && cgroup_freeze (m, false, &e) < 0)
         err_freep (&e);
+      /* Held by a freezer of someone else's, the init cannot die until it is thawed:
+         say so at once, and leave everything for a delete after the thaw. */
+      {
+        cleanup_free char *frozen = state_init_alive (st) ? cgroup_frozen_elsewhere (m, st->pid) : NULL;
+        if (frozen)
+          return err_set (err, 0,
+                          "cannot delete container \"%s\": its init (pid %d) is frozen by the freezer cgroup "
+                          "`%s`, not the container's: it cannot die until that is thawed; left it (SIGKILL "
+                          "pending), the container's cgroups and its state",
+                          h->id, (int) st->pid, frozen);
+      }
       wait_gone (st, 10000);
     }
   if (m && cgroup_destroy (m, &e) < 0)
