@@ -618,6 +618,24 @@ rt_group_sched() { ! is_v2 && [ -e "$(cg_dir cpu $$)/cpu.rt_runtime_us" ]; }
 	[ "$(cat "$d/cpu.rt_runtime_us")" = 30000 ]
 }
 
+# crun's suite asks for SCHED_FIFO/SCHED_RR with no realtimeRuntime: under real-time
+# group scheduling a new cpu cgroup has no budget, and the kernel says only EPERM.
+@test "cpu: a real-time process.scheduler without the cgroup's budget fails naming realtimeRuntime; runs with it (v1)" {
+	requires_ocisbx "runc 1.1 ignores process.scheduler"
+	rt_group_sched || skip "no real-time group scheduling (cgroup v2, or no CONFIG_RT_GROUP_SCHED)"
+	config_set process.scheduler '{"policy":"SCHED_FIFO","priority":10}'
+	ctr_sh 'grep -E "^(policy|prio) " /proc/self/sched | tr -s " "'
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"sched_setattr (process.scheduler): a real-time policy needs CAP_SYS_NICE and, under cgroup v1 real-time group scheduling, a budget in the container's cpu cgroup (.linux.resources.cpu.realtimeRuntime)"* ]]
+	config_set linux.resources.cpu '{"realtimeRuntime": 10000}'
+	ctr_sh 'grep -E "^(policy|prio) " /proc/self/sched | tr -s " "'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "policy : 1" ]
+	[ "${lines[1]}" = "prio : 89" ]
+}
+
 @test "cpu: levels the runtime makes above a container get its real-time budget, and give it back (v1)" {
 	requires_ocisbx "runc 1.1 gives no budget to the levels it makes above the container"
 	rt_group_sched || skip "no real-time group scheduling (cgroup v2, or no CONFIG_RT_GROUP_SCHED)"

@@ -21,6 +21,7 @@
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/ioprio.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,16 @@ process_apply_early (const process_plan *plan, ocisbx_err **err)
   if (plan->has_ioprio && syscall (SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, plan->ioprio) < 0)
     return err_set (err, errno, "ioprio_set (process.ioPriority)");
   if (plan->has_sched && syscall (SYS_sched_setattr, 0, &plan->sched, 0) < 0)
-    return err_set (err, errno, "sched_setattr (process.scheduler)");
+    {
+      /* EPERM for a real-time policy as root: most often a new v1 cpu cgroup, whose
+         real-time runtime is 0 under CONFIG_RT_GROUP_SCHED */
+      bool rt = plan->sched.sched_policy == SCHED_FIFO || plan->sched.sched_policy == SCHED_RR;
+      return err_set (err, errno, "sched_setattr (process.scheduler)%s",
+                      errno == EPERM && rt ? ": a real-time policy needs CAP_SYS_NICE and, under cgroup v1 "
+                                             "real-time group scheduling, a budget in the container's cpu "
+                                             "cgroup (.linux.resources.cpu.realtimeRuntime)"
+                                           : "");
+    }
   return 0;
 }
 
