@@ -204,6 +204,19 @@ assert_host_nodes_kept() {
 	assert_host_nodes_kept
 }
 
+@test "host device nodes: in a user namespace the nodes bound from the host are nosuid, noexec (as crun)" {
+	requires_ocisbx "runc 1.1 binds them with the host mount's flags only"
+	use_userns
+	ctr_sh 'grep -E " /dev/(null|zero|full|tty|random|urandom) " /proc/self/mountinfo'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 6 ]
+	for l in "${lines[@]}"; do
+		opts=,$(cut -d' ' -f6 <<<"$l"),
+		[[ "$opts" == *,nosuid,* && "$opts" == *,noexec,* ]]
+	done
+}
+
 @test "host device nodes: /dev bound from the host, linux.devices entries for its nodes" {
 	dev_from_host
 	devices_with_owners

@@ -395,13 +395,20 @@ static const char *const spec_files[] = { "/proc/acpi/", "/proc/kcore", "/proc/s
   "mknod R/dev/random c 1:8 0666\n"                                                                \
   "mknod R/dev/urandom c 1:9 0666\n"                                                               \
   "mknod R/dev/tty c 5:0 0666\n"
+/* bound from the host in a user namespace: nosuid, noexec (0xa) */
 #define CALLS_HOST_NODES                                                                           \
   "mount /dev/null R/dev/null - bind -\n"                                                          \
+  "mount_setattr R/dev/null set=0xa clr=0\n"                                                       \
   "mount /dev/zero R/dev/zero - bind -\n"                                                          \
+  "mount_setattr R/dev/zero set=0xa clr=0\n"                                                       \
   "mount /dev/full R/dev/full - bind -\n"                                                          \
+  "mount_setattr R/dev/full set=0xa clr=0\n"                                                       \
   "mount /dev/random R/dev/random - bind -\n"                                                      \
+  "mount_setattr R/dev/random set=0xa clr=0\n"                                                     \
   "mount /dev/urandom R/dev/urandom - bind -\n"                                                    \
-  "mount /dev/tty R/dev/tty - bind -\n"
+  "mount_setattr R/dev/urandom set=0xa clr=0\n"                                                    \
+  "mount /dev/tty R/dev/tty - bind -\n"                                                            \
+  "mount_setattr R/dev/tty set=0xa clr=0\n"
 #define CALLS_PIVOT                                                                                \
   "pivot_root . . (cwd R)\n"                                                                       \
   "mount - . - rec,slave -\n"                                                                      \

@@ -43,12 +43,13 @@ static const struct
   { "pts/ptmx", "ptmx" },
 };
 
-/* In a user namespace: an empty file at the node's path with the host's node bound on it. */
+/* In a user namespace: an empty file at the node's path with the host's node bound on it,
+   nosuid and noexec. */
 static int
 bind_host_node (rootfs_procfd procfd, int rootfd, const device_node *n, ocisbx_err **err)
 {
   cleanup_close int src = open (n->path, O_PATH | O_CLOEXEC);
-  cleanup_close int dst = -1;
+  cleanup_close int dst = -1, mnt = -1;
   struct stat st;
 
   if (src < 0)
@@ -59,9 +60,13 @@ bind_host_node (rootfs_procfd procfd, int rootfd, const device_node *n, ocisbx_e
       || (n->type != S_IFIFO && (major (st.st_rdev) != n->major || minor (st.st_rdev) != n->minor)))
     return err_set (err, EINVAL, "host `%s` is not the device %u:%u", n->path, n->major, n->minor);
   dst = pathres_create (rootfd, n->path, PATHRES_FILE, 0644, err);
-  if (dst < 0)
+  if (dst < 0 || mount_bind_fd_known (procfd, src, dst, 0, n->path, err) < 0)
     return -1;
-  return mount_bind_fd_known (procfd, src, dst, 0, n->path, err);
+  /* The bind grants neither set-uid nor exec (as crun's) */
+  mnt = pathres_open (rootfd, n->path, err);
+  if (mnt < 0)
+    return -1;
+  return mount_setattr_fd (mnt, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0, false, n->path, err);
 }
 
 /* After mknodat: the node itself (O_PATH, O_NOFOLLOW), checked to be the one just made,
