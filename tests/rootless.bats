@@ -303,6 +303,20 @@ requires_newuidmap() {
 	[[ "$output" == *".process.user.additionalGids: setgroups is denied"* ]] || { echo "$output"; false; }
 }
 
+@test "rootless: a user namespace without uidMappings/gidMappings maps the user to 0" {
+	requires_ocisbx "runc 1.1 refuses a user namespace without mappings; crun maps the caller"
+	config_del linux.uidMappings
+	config_del linux.gidMappings
+	set_args sh -c 'id -u; cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups | tr -s " " | sed "s/^ //"'
+	run rl_run run "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = "0 $RL_UID 1" ]
+	[ "${lines[2]}" = "0 $RL_GID 1" ]
+	[ "${lines[3]}" = deny ]
+}
+
 @test "rootless: a config without a user namespace is refused with a hint" {
 	config_del 'linux.namespaces[type=user]'
 	config_del linux.uidMappings
