@@ -13,7 +13,7 @@ BUILD="build-essential autoconf automake libtool pkg-config libyajl-dev libsecco
        libsystemd-dev busybox-static python3 ca-certificates"
 TESTS="bats python3-jsonschema golang-github-opencontainers-specs-dev runc crun podman conmon
        catatonit slirp4netns uidmap iproute2 procps util-linux psmisc strace btrfs-progs time acl bsdutils
-       groff-base git systemd dbus docker.io containerd tini python3-grpcio
+       groff-base git systemd dbus docker.io containerd tini python3-grpcio tmux
        clang libclang-rt-dev"
 BENCH="runc crun time gnuplot-nox linux-perf strace"
 tests=no bench=no list=no

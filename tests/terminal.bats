@@ -3,9 +3,13 @@
 # foreground `run` relays itself.
 
 load helpers/common
+load helpers/screen
 
 setup_file() { common_setup_file; }
-teardown() { common_teardown; }
+teardown() {
+	tmux_stop
+	common_teardown
+}
 
 setup() {
 	common_setup
@@ -191,17 +195,26 @@ runtime_cmd() { printf '%q ' "$OCI_RUNTIME" --root "$ROOT" "$@"; }
 	[[ "$output" == *"[end]"* ]]
 }
 
-@test "terminal: the pty run relays has ONLCR cleared: a line arrives as \\n, as runc's" {
+@test "terminal: the pty sent to --console-socket keeps the kernel's modes: a line ends in \\r\\n, as runc's" {
 	set_args sh -c 'stty -a 2>/dev/null | tr " ;" "\n\n" | grep -x -- "-\?onlcr"; printf "line1\nline2\n"'
+	start_recvtty
+	create_container "$CID" --console-socket "$SOCK"
+	runtime start "$CID"
+	wait_recvtty
+	od -c "$TESTDIR/tty.out"
+	# what an engine logs (conmon, containerd's shim): the pty's bytes, \r\n as ever
+	"$PYTHON" -c 'import sys; d = open(sys.argv[1], "rb").read(); assert d == b"onlcr\r\nline1\r\nline2\r\n", d' "$TESTDIR/tty.out"
+}
+
+@test "terminal: the pty run relays has the modes of one sent to a console socket (onlcr)" {
+	requires_ocisbx "runc 1.1 clears ONLCR of the pty it relays and leaves output processing on in the caller's terminal"
+	set_args sh -c 'stty -a 2>/dev/null | tr " ;" "\n\n" | grep -x -- "-\?onlcr"'
 	run in_script "$(runtime_cmd run -b "$BUNDLE" "$CID")"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = -onlcr ]
-	# the bytes as they came: no \r added (the relay puts our terminal into raw mode;
-	# runc 1.1 leaves script's terminal cooked, which adds its own \r)
-	if is_ocisbx; then
-		"$PYTHON" -c 'import sys; d = open(sys.argv[1], "rb").read(); assert b"line1\nline2\n" in d, d' "$TESTDIR/script.out"
-	fi
+	[ "${lines[0]}" = onlcr ]
+	# the caller's terminal passes the pty's bytes on unchanged (raw, output too)
+	"$PYTHON" -c 'import sys; d = open(sys.argv[1], "rb").read(); assert d == b"onlcr\r\n", d' "$TESTDIR/script.out"
 }
 
 # run_pty_owner: `run` of a process of uid and gid 1000 that prints its pty's owner.
@@ -234,3 +247,27 @@ run_pty_owner() {
 	run_pty_owner
 	[ "${lines[0]}" = 1000:1000 ]
 }
+
+# ---- a person at a terminal: tmux, and what its screen shows (helpers/screen.bash) ----
+
+SCREEN_AS=()
+SCREEN_ENV=()
+screen_container() {
+	config_set process.terminal false
+	set_args sleep 1000
+	create_container "$1"
+	runtime start "$1"
+}
+
+@test "terminal screen: run: lines begin at column 0, UTF-8 both ways, vi, top and less draw right" { screen_display run; }
+@test "terminal screen: exec -t: lines begin at column 0, UTF-8 both ways, vi, top and less draw right" { screen_display exec; }
+@test "terminal screen: run: the window's size from the first instruction, after a resize and a burst of them" { screen_size run; }
+@test "terminal screen: exec -t: the window's size from the first instruction, after a resize and a burst of them" { screen_size exec; }
+@test "terminal screen: run: ^C ^\\ ^Z reach the container's program, typing ahead is kept, the exit code comes back" { screen_keys run; }
+@test "terminal screen: exec -t: ^C ^\\ ^Z reach the container's program, typing ahead is kept, the exit code comes back" { screen_keys exec; }
+@test "terminal screen: run: the terminal restored exactly: exit, process killed, runtime SIGTERM/SIGHUP, failed start" { screen_restore run; }
+@test "terminal screen: exec -t: the terminal restored exactly: exit, process killed, runtime SIGTERM/SIGHUP, failed start" { screen_restore exec; }
+@test "terminal screen: run: 10 MB of output reach the terminal complete and in order" { screen_bulk run; }
+@test "terminal screen: exec -t: 10 MB of output reach the terminal complete and in order" { screen_bulk exec; }
+@test "terminal screen: run: stdin a pipe or a file, with a terminal and without: the data and its end" { screen_stdin run; }
+@test "terminal screen: exec: stdin a pipe or a file, with -t and without: the data and its end" { screen_stdin exec; }

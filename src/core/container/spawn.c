@@ -222,7 +222,7 @@ spawn_child_pty (spawn_ctx *s, const process_plan *p, int *master, int *slave, o
   char name[64];
 
   if (terminal_open_pty (master, slave, name, sizeof name, err) < 0
-      || terminal_prepare_slave (*slave, s->relay, p->uid, p->gid, err) < 0)
+      || terminal_prepare_slave (*slave, p->uid, p->gid, err) < 0)
     return -1;
   if (p->has_tty_size && terminal_set_size (*slave, &p->tty_size, err) < 0)
     return -1;

@@ -101,19 +101,10 @@ terminal_caller_size (struct winsize *ws)
 }
 
 int
-terminal_prepare_slave (int slave, bool relayed, uid_t uid, gid_t gid, ocisbx_err **err)
+terminal_prepare_slave (int slave, uid_t uid, gid_t gid, ocisbx_err **err)
 {
   struct stat st;
 
-  if (relayed)
-    {
-      struct termios t;
-      if (tcgetattr (slave, &t) < 0)
-        return err_set (err, errno, "tcgetattr of the pty");
-      t.c_oflag &= ~ONLCR;
-      if (tcsetattr (slave, TCSANOW, &t) < 0)
-        return err_set (err, errno, "clear ONLCR of the pty");
-    }
   if (fstat (slave, &st) < 0)
     return err_set (err, errno, "stat the pty");
   /* a group of our own means the devpts mount has none to give */
@@ -177,6 +168,8 @@ terminal_relay_prepare (terminal_relay *r)
             keep (r, buf, n);
         }
     }
+  /* all of it, output too: the bytes reach the caller's terminal as the pty's line
+     discipline made them (ONLCR there), the way ssh and script(1) pass them on */
   cfmakeraw (&t);
   if (tcsetattr (STDIN_FILENO, TCSANOW, &t) == 0)
     r->raw = true;

@@ -8,8 +8,11 @@
  *     clone), as one SCM_RIGHTS message whose payload is the slave's name, the
  *     protocol of runc's recvtty and conmon;
  *   - else (`run` in the foreground, `exec -t`): to the parent over the sync channel,
- *     which relays it to its own stdio: raw mode on the caller's terminal (set before
- *     the clone, restored on exit); the child gives the pty the caller's window size when
+ *     which relays it to its own stdio: raw mode on the caller's terminal, output
+ *     processing included (set before the clone, restored on exit, by run's watcher
+ *     too when run is killed), so the bytes the pty's line discipline made (its ONLCR
+ *     turned "\n" into "\r\n") reach the caller's terminal unchanged, as through
+ *     ssh or script(1); the child gives the pty the caller's window size when
  *     it makes it (the process may start before the parent has the master), the parent
  *     copies it again on SIGWINCH.
  */
@@ -37,9 +40,11 @@ int terminal_set_size (int fd, const struct winsize *ws, ocisbx_err **err);
    is one. */
 bool terminal_caller_size (struct winsize *ws);
 /* Child, as root, before the process's user is taken: the slave becomes UID's, as if
-   the process had opened it (the group GID unless devpts gives its own, gid=5), and a
-   pty the runtime RELAYS has ONLCR cleared: a line arrives as "\n", as runc's. */
-int terminal_prepare_slave (int slave, bool relayed, uid_t uid, gid_t gid, ocisbx_err **err);
+   the process had opened it (the group GID unless devpts gives its own, gid=5).  Its
+   modes stay the kernel's (ONLCR: a line ends in "\r\n"), relayed or sent over a
+   console socket alike, as runc leaves a console socket's: the process sees the
+   terminal a login would give it, and an engine's log the bytes it always had. */
+int terminal_prepare_slave (int slave, uid_t uid, gid_t gid, ocisbx_err **err);
 /* Child, a session leader (spawn_child_enter): SLAVE as fds 0, 1, 2 and, with CTTY, as
    controlling terminal (an exec tree's leader takes it itself: src/dmz/tree.h). */
 int terminal_make_stdio (int slave, bool ctty, ocisbx_err **err);
