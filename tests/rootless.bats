@@ -6,6 +6,7 @@
 # (OCI_RUNTIME=/usr/sbin/runc: runc --rootless true behaves the same there).
 
 load helpers/common
+load helpers/screen
 
 RL_USER=ocisbx-rl
 RL_DIR_FILE="${BATS_FILE_TMPDIR:-/tmp}/rl_dir"
@@ -70,6 +71,7 @@ setup() {
 
 teardown() {
 	local id pid d
+	tmux_stop
 	for id in $(rl list -q 2>/dev/null); do
 		pid=$(rl state "$id" 2>/dev/null | json_field pid 2>/dev/null) && [ "${pid:-0}" -gt 0 ] && CLEANUP_PIDS+=("$pid")
 		rl delete --force "$id" >/dev/null 2>&1
@@ -524,3 +526,31 @@ pm_teardown() {
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[[ "$output" == *inet* ]]
 }
+
+# ---- a person at a terminal, rootless: run and exec -t in tmux (helpers/screen.bash) ----
+
+# screen_rootless: the tester is $RL_USER.
+screen_rootless() {
+	SCREEN_AS=(setpriv --reuid "$RL_USER" --regid "$RL_USER" --init-groups)
+	SCREEN_ENV=(HOME="$(getent passwd "$RL_USER" | cut -d: -f6)" USER="$RL_USER" LOGNAME="$RL_USER" XDG_RUNTIME_DIR="$XDG")
+}
+screen_container() {
+	config_set process.terminal false
+	set_args sleep 1000
+	rl_create "$1"
+	rl start "$1"
+	CLEANUP_PIDS+=("$(rl state "$1" | json_field pid)")
+}
+
+@test "rootless screen: run: lines begin at column 0, UTF-8 both ways, vi, top and less draw right" { screen_rootless; screen_display run; }
+@test "rootless screen: exec -t: lines begin at column 0, UTF-8 both ways, vi, top and less draw right" { screen_rootless; screen_display exec; }
+@test "rootless screen: run: the window's size from the first instruction, after a resize and a burst of them" { screen_rootless; screen_size run; }
+@test "rootless screen: exec -t: the window's size from the first instruction, after a resize and a burst of them" { screen_rootless; screen_size exec; }
+@test "rootless screen: run: ^C ^\\ ^Z reach the container's program, typing ahead is kept, the exit code comes back" { screen_rootless; screen_keys run; }
+@test "rootless screen: exec -t: ^C ^\\ ^Z reach the container's program, typing ahead is kept, the exit code comes back" { screen_rootless; screen_keys exec; }
+@test "rootless screen: run: the terminal restored exactly: exit, process killed, runtime SIGTERM/SIGHUP, failed start" { screen_rootless; screen_restore run; }
+@test "rootless screen: exec -t: the terminal restored exactly: exit, process killed, runtime SIGTERM/SIGHUP, failed start" { screen_rootless; screen_restore exec; }
+@test "rootless screen: run: 10 MB of output reach the terminal complete and in order" { screen_rootless; screen_bulk run; }
+@test "rootless screen: exec -t: 10 MB of output reach the terminal complete and in order" { screen_rootless; screen_bulk exec; }
+@test "rootless screen: run: stdin a pipe or a file, with a terminal and without: the data and its end" { screen_rootless; screen_stdin run; }
+@test "rootless screen: exec: stdin a pipe or a file, with -t and without: the data and its end" { screen_rootless; screen_stdin exec; }
