@@ -426,6 +426,18 @@ common_teardown() {
 	return 0
 }
 
+# descendant_pid PID COMM: the first process below PID (PID included) whose comm is COMM.
+descendant_pid() {
+	local want=$2 queue=("$1") p c
+	while [ "${#queue[@]}" -gt 0 ]; do
+		p=${queue[0]}
+		queue=("${queue[@]:1}")
+		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$want" ] && { echo "$p"; return 0; }
+		for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do queue+=("$c"); done
+	done
+	return 1
+}
+
 # start_recvtty [recvtty.py OPTION...]: console receiver for $SOCK in the background,
 # output in $TESTDIR/tty.out; waits until it listens.
 start_recvtty() {

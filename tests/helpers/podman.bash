@@ -177,15 +177,3 @@ pm_mountpoints() { awk '{print $5}' /proc/self/mountinfo | sort; }
 # new_mounts BEFORE_FILE: mount points that are not in BEFORE_FILE (a saved
 # pm_mountpoints list).
 new_mounts() { pm_mountpoints | comm -13 "$1" -; }
-
-# descendant_pid PID COMM: the first process below PID (PID included) whose comm is COMM.
-descendant_pid() {
-	local want=$2 queue=("$1") p c
-	while [ "${#queue[@]}" -gt 0 ]; do
-		p=${queue[0]}
-		queue=("${queue[@]:1}")
-		[ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$want" ] && { echo "$p"; return 0; }
-		for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do queue+=("$c"); done
-	done
-	return 1
-}

@@ -83,22 +83,6 @@ screen_runtime_pid() {
 	return 1
 }
 
-# screen_runtime_descendant NAME: the pid of a process called NAME below the runtime.
-screen_runtime_descendant() {
-	local pids next p
-	pids=$(screen_runtime_pid) || return 1
-	while [ -n "$pids" ]; do
-		next=""
-		for p in $pids; do
-			[ "$(cat "/proc/$p/comm" 2>/dev/null)" = "$1" ] && { echo "$p"; return 0; }
-			next="$next $(pgrep -P "$p" | tr '\n' ' ')"
-		done
-		pids=$(echo $next)
-	done
-	echo "no process $1 below the runtime" >&2
-	return 1
-}
-
 # ---- scenarios ----
 
 # Lines start at column 0, UTF-8 both ways, vi, top and less draw their screens.
@@ -237,7 +221,7 @@ screen_restore() {
 	# 2. the process is killed (from outside: a container's init ignores its own SIGKILL)
 	tmux_line "clear; $(screen_cmd "$mode" "$(screen_id "$mode" 2)" sh -c 'echo ready; exec sleep 1000'); echo \"rc=\$?\"; stty -g | cmp - stty.0 && echo same-2"
 	tmux_wait_screen '^ready$'
-	kill -KILL "$(screen_runtime_descendant sleep)"
+	kill -KILL "$(descendant_pid "$(screen_runtime_pid)" sleep)"
 	tmux_wait_screen '^same-2$'
 	screen_rows_are rc=137 same-2
 	# 3, 4. the runtime gets SIGTERM, SIGHUP: passed on to the process, which ends
