@@ -11,6 +11,7 @@ bats_require_minimum_version 1.5.0
 load helpers/common
 load helpers/podman
 load helpers/tree
+load helpers/tmux
 
 setup_file() {
 	[ -x "$OCI_RUNTIME" ] || {
@@ -29,7 +30,10 @@ setup() {
 	mkdir -p "$HOSTDIR"
 }
 
-teardown() { podman_teardown; }
+teardown() {
+	tmux_stop
+	podman_teardown
+}
 
 # run_d NAME ARGS...: `podman run -d --name NAME ARGS` and wait for it to be running.
 run_d() {
@@ -291,6 +295,41 @@ end" ]
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"got:typed-text"* ]]
+}
+
+# pm_screen_session ARGS...: in a tmux window (helpers/tmux.bash), a shell runs `pm ARGS`
+# (an interactive sh in the container); what the screen shows: the container's lines
+# begin at column 0, busybox vi draws its screen, the exit code comes back.
+pm_screen_session() {
+	local line
+	line=$(pm_argv --tty "$@")
+	tmux_start env --default-signal PS1='host$ ' sh -c 'cd "$1" && exec sh' sh "$PM_DIR"
+	tmux_wait_screen '^host\$'
+	# the shell's own job: podman in the terminal's foreground, the shell kept
+	tmux_line "clear; ${line#exec }; echo \"rc=\$?\""
+	tmux_wait_screen '^/ #'
+	tmux_line "printf 'l1\\nl2\\nl3\\n'"
+	tmux_wait_screen 'l3$'
+	[ "$(tmux_screen | grep -xE 'l[123]' | tr '\n' ' ')" = "l1 l2 l3 " ] || { tmux_screen; false; }
+	tmux_line 'clear; vi'
+	tmux_wait_screen '^~$'
+	tmux_type i
+	tmux_type 'hello vi'
+	tmux_keys Escape
+	tmux_wait_screen '^hello vi$'
+	[ "$(tmux_row 1)" = 'hello vi' ] && [ "$(tmux_row 29)" = '~' ] || { tmux_screen; false; }
+	tmux_type ':q!'
+	tmux_keys Enter
+	tmux_wait_screen '^/ #$'
+	tmux_line 'exit 3'
+	tmux_wait_screen '^rc=3$'
+}
+
+@test "run -it, exec -it: on a screen (tmux) lines begin at column 0 and vi draws" {
+	pm_screen_session run --rm -it "$PM_IMAGE" sh
+	tmux_stop
+	run_d "$NAME" "$PM_IMAGE" sleep 1000
+	pm_screen_session exec -it "$NAME" sh
 }
 
 # --- process and container options ----------------------------------------------
