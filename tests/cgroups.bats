@@ -499,10 +499,15 @@ assert d["cpu"]["usage"]["total"] > 0, d["cpu"]'
 
 @test "events: an OOM kill is reported" {
 	config_set linux.resources.memory '{"limit": 16777216, "swap": 16777216}'
-	set_args sh -c 'sleep 1; x=$(head -c 100000000 /dev/zero | tr "\0" a); sleep 100'
+	bind_shared /mnt
+	# the init allocates once events watches (/mnt/go), not after a guessed delay
+	set_args sh -c 'while [ ! -e /mnt/go ]; do sleep 0.1; done; x=$(head -c 100000000 /dev/zero | tr "\0" a); sleep 100'
 	create_started
-	timeout 15 "$OCI_RUNTIME" --root "$ROOT" events --interval 1s "$CID" >"$TESTDIR/events" 2>&1 &
-	for _ in $(seq 1 100); do grep -q '"oom"' "$TESTDIR/events" && break; sleep 0.1; done
+	timeout 120 "$OCI_RUNTIME" --root "$ROOT" events --interval 1s "$CID" >"$TESTDIR/events" 2>&1 3>&- &
+	# the first stats event: events is running, its OOM notification already set up
+	wait_until 60 grep -q '"type": \{0,1\}"stats"' "$TESTDIR/events"
+	touch "$SHARED/go"
+	wait_until 60 grep -q '"oom"' "$TESTDIR/events"
 	cat "$TESTDIR/events"
 	grep -q '"type":"oom"\|"type": "oom"' "$TESTDIR/events"
 }

@@ -218,6 +218,22 @@ wait_for_output() {
 	return 1
 }
 
+# wait_until SECONDS CMD...: until CMD succeeds, polled every 0.1 s, for at most SECONDS
+# of wall-clock time (however long each CMD takes); then says what it waited for on
+# stderr and fails.  The way to wait for a condition (a state, a file, a pid, a line in
+# a log): never a fixed sleep that guesses how long something takes on a loaded machine.
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		if [ "$SECONDS" -ge "$end" ]; then
+			echo "timed out waiting for: $*" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 # wait_for_status ID STATUS [TIMEOUT_SECONDS=5]
 wait_for_status() { wait_for_output "$2" "${3:-5}" "container $1: status" container_status "$1"; }
 
