@@ -65,6 +65,9 @@ create_started() {
 	wait_for_status "$CID" running
 }
 
+# ctr_pid_count: how many processes `runtime ps` lists for $CID.
+ctr_pid_count() { runtime ps --format json "$CID" | tr -d '[]' | tr , '\n' | grep -c .; }
+
 mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_bytes; fi; }
 
 @test "memory: the limit lands in the container's memory cgroup" {
@@ -343,7 +346,9 @@ unified_hugetlb() {
 	set_args sh -c 'sleep 100 & sleep 101'
 	create_started
 	pid=$(container_pid "$CID")
-	sleep 0.3
+	# both sleeps run: the background one forked, the init exec'd the other
+	ps_ready() { [ "$(ctr_pid_count)" = 2 ] && runtime ps "$CID" | grep -q 'sleep 101'; }
+	wait_until 30 ps_ready
 	run runtime ps "$CID"
 	echo "$output"
 	[ "$status" -eq 0 ]
@@ -363,8 +368,7 @@ unified_hugetlb() {
 @test "ps: the default table is ps -ef's lines of the container, also with a ps that has no -q" {
 	set_args sh -c 'sleep 100 & sleep 101 & exec sleep 102'
 	create_started
-	count_pids() { runtime ps --format json "$CID" | tr -d '[]' | tr , '\n' | grep -c .; }
-	wait_for_output 3 10 "container processes" count_pids
+	wait_for_output 3 30 "container processes" ctr_pid_count
 	local pids
 	pids=$(runtime ps --format json "$CID" | tr -d '[]')
 	# ps -ef's header and the lines whose PID is the container's, in ps's order; the C
@@ -389,8 +393,7 @@ unified_hugetlb() {
 	requires_ocisbx "runc's ps reads every process of the host (ps -ef)"
 	set_args sh -c 'i=0; while [ $i -lt 300 ]; do sleep 1000 & i=$((i + 1)); done; exec sleep 1001'
 	create_started
-	count_pids() { runtime ps --format json "$CID" | tr -d '[]' | tr , '\n' | grep -c .; }
-	wait_for_output 301 60 "container processes" count_pids
+	wait_for_output 301 60 "container processes" ctr_pid_count
 	# the shell counts as one of the 301 until it has executed sleep 1001
 	init_cmd() { tr '\0' ' ' <"/proc/$(container_pid "$CID")/cmdline"; }
 	wait_for_output "sleep 1001 " 30 "the container's init" init_cmd
@@ -483,7 +486,7 @@ unified_hugetlb() {
 @test "events --stats: one stats event with memory and pids" {
 	set_args sh -c 'sleep 100 & sleep 100'
 	create_started
-	sleep 0.2
+	wait_for_output 2 30 "container processes" ctr_pid_count
 	run runtime events --stats "$CID"
 	echo "$output"
 	[ "$status" -eq 0 ]
