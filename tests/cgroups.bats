@@ -65,9 +65,6 @@ create_started() {
 	wait_for_status "$CID" running
 }
 
-# ctr_pid_count: how many processes `runtime ps` lists for $CID.
-ctr_pid_count() { runtime ps --format json "$CID" | tr -d '[]' | tr , '\n' | grep -c .; }
-
 mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_bytes; fi; }
 
 @test "memory: the limit lands in the container's memory cgroup" {

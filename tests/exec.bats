@@ -355,8 +355,11 @@ hup_forwarded() {
 }
 
 @test "exec: a stopped container is an error" {
-	start_ctr sh -c 'sleep 0.3'
-	wait_for_status "$CID" stopped
+	# (not start_ctr: its wait for "running" would race with the process's end)
+	set_args true
+	create_container "$CID"
+	runtime start "$CID"
+	wait_for_status "$CID" stopped 30
 	ex "$CID" true
 	[ "$status" -ne 0 ]
 	[[ "$output" == *stopped* ]]
@@ -385,8 +388,10 @@ hup_forwarded() {
 	[[ "$output" == *"cannot exec in a paused container"* ]]
 	runtime exec --ignore-paused "$CID" sh -c 'echo ran' </dev/null >"$TESTDIR/out" 2>&1 &
 	rt=$!
-	sleep 0.5
-	# frozen with the container
+	# once the exec's process is in the container's cgroup it is frozen with it
+	exec_joined() { [ "$(ctr_pid_count)" -ge 2 ]; }
+	wait_until 30 exec_joined
+	pid_alive "$rt"
 	[ ! -s "$TESTDIR/out" ]
 	runtime resume "$CID"
 	wait "$rt"

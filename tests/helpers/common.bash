@@ -202,6 +202,8 @@ print(v if isinstance(v, str) else json.dumps(v))' "$@"
 
 container_status() { runtime state "$1" | json_field status; }
 container_pid() { runtime state "$1" | json_field pid; }
+# ctr_pid_count: how many processes `runtime ps` lists for $CID.
+ctr_pid_count() { runtime ps --format json "$CID" | tr -d '[]' | tr , '\n' | grep -c .; }
 
 # wait_for_output WANT SECONDS WHAT CMD...: until CMD prints WANT, polled every 0.1 s;
 # after SECONDS says "WHAT 'LAST', wanted 'WANT'" on stderr and fails.
