@@ -2,7 +2,8 @@
 # Install what ocisbx needs to build and to run its tests, on Debian 12 (as root).
 #   contrib/deps.sh                 build + demo dependencies
 #   contrib/deps.sh --tests         also every package a test uses (bats, runc/crun as
-#                                   references, podman, conmon, catatonit, ...)
+#                                   references, podman, conmon, catatonit, ...) and
+#                                   stress-ng (the load of `make check-stress`)
 #   contrib/deps.sh --bench         also what contrib/bench/ uses (runc and crun to compare
 #                                   with, GNU time, gnuplot for the plots, perf and strace)
 #   contrib/deps.sh --list [--tests] [--bench]  print the package names, install nothing
@@ -14,7 +15,7 @@ BUILD="build-essential autoconf automake libtool pkg-config libyajl-dev libsecco
 TESTS="bats python3-jsonschema golang-github-opencontainers-specs-dev runc crun podman conmon
        catatonit slirp4netns uidmap iproute2 procps util-linux psmisc strace btrfs-progs time acl bsdutils
        groff-base git systemd dbus docker.io containerd tini python3-grpcio tmux
-       clang libclang-rt-dev"
+       clang libclang-rt-dev stress-ng"
 BENCH="runc crun time gnuplot-nox linux-perf strace"
 tests=no bench=no list=no
 for a in "$@"; do
