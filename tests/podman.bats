@@ -220,13 +220,17 @@ end" ]
 	[ "$output" = /etc ]
 	run pm exec -e FOO=bar -e SPACED="a b" "$NAME" sh -c 'echo "$FOO|$SPACED"'
 	[ "$output" = "bar|a b" ]
-	run pm exec --detach "$NAME" sh -c 'sleep 0.3; echo detached >/tmp/d'
+	# the detached process waits for /tmp/go, made once podman returned: --detach did
+	# not wait for it; its answer is renamed into place, never read half-written
+	run pm exec --detach "$NAME" sh -c 'while [ ! -e /tmp/go ]; do sleep 0.1; done
+		echo detached >/tmp/d.new; mv /tmp/d.new /tmp/d'
 	[ "$status" -eq 0 ]
-	for _ in $(seq 50); do
-		out=$(pm exec "$NAME" cat /tmp/d 2>/dev/null) && break
-		sleep 0.1
-	done
-	[ "$out" = detached ]
+	pm exec "$NAME" touch /tmp/go
+	detached_done() { [ "$(pm exec "$NAME" cat /tmp/d 2>/dev/null)" = detached ]; }
+	wait_until 60 detached_done || {
+		pm exec "$NAME" sh -c 'ls -l /tmp; ps' >&2
+		false
+	}
 }
 
 @test "exec: with --annotation io.github.ocisbx.exec.kill-tree=true, podman exec CTR kill LEADER takes the leader's whole tree; a killed podman exec client does not" {
@@ -289,9 +293,12 @@ end" ]
 }
 
 @test "run -it: input typed on the terminal reaches the process" {
-	# script's stdin is a pipe: its contents are typed on podman's terminal
-	run timeout -k 5 60 script -qec "cd $(printf %q "$PM_DIR") && $(pm_argv --tty run --rm -it "$PM_IMAGE" sh -c 'read -r line; echo "got:$line"')" /dev/null \
-		< <(sleep 1; echo typed-text; sleep 3)
+	# script's stdin is a pipe: its contents are typed on podman's terminal, once the
+	# container runs; the pipe stays open until the container is gone (its end is EOF)
+	running() { [ "$(pm_state "$NAME" 2>/dev/null)" = running ]; }
+	gone() { ! pm_state "$NAME" >/dev/null 2>&1; }
+	run timeout -k 5 60 script -qec "cd $(printf %q "$PM_DIR") && $(pm_argv --tty run --rm -it --name "$NAME" "$PM_IMAGE" sh -c 'read -r line; echo "got:$line"')" /dev/null \
+		< <(wait_until 50 running; echo typed-text; wait_until 50 gone)
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"got:typed-text"* ]]
@@ -549,9 +556,8 @@ CapAmb:	0000000000001000" ]
 	[ "$status" -eq 0 ]
 	[ "$(pm_state "$NAME")" = running ]
 	[ "$(cat "$dir/freezer.state")" = THAWED ]
-	sleep 0.5
-	n3=$(cat "/proc/$pid/root/tmp/n")
-	[ "$n3" -gt "$n2" ]
+	counter_moved() { [ "$(cat "/proc/$pid/root/tmp/n")" -gt "$n2" ]; }
+	wait_until 30 counter_moved
 }
 
 @test "update: memory and cpu limits of a running container" {
@@ -696,9 +702,8 @@ CapAmb:	0000000000001000" ]
 	done
 	[ "${#ids[@]}" -eq 20 ]
 	# conmon's exit command (podman container cleanup) may still be finishing
-	sleep 1
-	run pm ps -aq
-	[ -z "$output" ]
+	no_containers() { local out; out=$(pm ps -aq) && [ -z "$out" ]; }
+	wait_until 60 no_containers
 	# no new mount of ours (others may mount things on this machine meanwhile: only
 	# mounts below podman's dirs or naming a container count)
 	new_mounts "$TESTDIR/mounts-before" >"$TESTDIR/mounts-new"
