@@ -14,15 +14,19 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 runs=3 level=1 outdir=
-while getopts n:l:o:h opt; do
-	case "$opt" in
-	n) runs=$OPTARG ;;
-	l) level=$OPTARG ;;
-	o) outdir=$OPTARG ;;
-	*) sed -n '2,13s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+# its own options first; the first other argument starts run-bats.sh's (e.g. -f)
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-n | -l | -o) [ $# -ge 2 ] || { echo "check-stress: $1 needs a value" >&2; exit 2; } ;;&
+	-n) runs=$2 ;;
+	-l) level=$2 ;;
+	-o) outdir=$2 ;;
+	-h | --help) sed -n '2,13s/^# \{0,1\}//p' "$0"; exit 0 ;;
+	--) shift; break ;;
+	*) break ;;
 	esac
+	shift 2
 done
-shift $((OPTIND - 1))
 [[ $runs =~ ^[1-9][0-9]*$ && $level =~ ^[0-9]+$ ]] || { echo "check-stress: -n wants a count >= 1, -l a level >= 0" >&2; exit 2; }
 export OCISBX_BIN="${OCISBX_BIN:-$here/ocisbx}" OCISBX_SRCDIR="${OCISBX_SRCDIR:-$here}"
 [ -x "$OCISBX_BIN" ] || { echo "check-stress: $OCISBX_BIN: not built (make)" >&2; exit 1; }
