@@ -237,14 +237,15 @@ end" ]
 	requires_ocisbx "the exec tree annotation is ocisbx's"
 	run_d "$NAME" --annotation io.github.ocisbx.exec.kill-tree=true "$PM_IMAGE" sleep 1000
 	init=$(pm_pid "$NAME")
-	# another exec, which goes on
-	pm exec "$NAME" sleep 299 </dev/null >/dev/null 2>&1 &
+	# another exec, which goes on (its client's bound: the whole test's, not pm's 30 s,
+	# which a loaded machine exceeds: the client then ends and the check below fails)
+	PM_TIMEOUT=900 pm exec "$NAME" sleep 299 </dev/null >/dev/null 2>&1 &
 	other=$!
 	wait_for_output 1 20 "the other exec" ns_count "$init" sleep 299
 
 	# 1. the podman client killed (SIGKILL): conmon runs the exec detached and stays, so
 	# nothing reaches the tree (README: "podman exec CTR kill LEADER_PID")
-	pm exec "$NAME" sh -c "$TREE_CMD" </dev/null >/dev/null 2>&1 &
+	PM_TIMEOUT=900 pm exec "$NAME" sh -c "$TREE_CMD" </dev/null >/dev/null 2>&1 &
 	client=$!
 	wait_for_output 3 20 "sleeps of the tree" tree_sleeps "$init"
 	kill -KILL "$(descendant_pid "$client" podman)"
@@ -257,7 +258,7 @@ end" ]
 	wait_for_output 0 20 "sleeps of the tree left" tree_sleeps "$init"
 
 	# 2. a running client returns the leader's status; the same kill -9
-	pm exec "$NAME" sh -c "$TREE_CMD" </dev/null >/dev/null 2>&1 &
+	PM_TIMEOUT=900 pm exec "$NAME" sh -c "$TREE_CMD" </dev/null >/dev/null 2>&1 &
 	client=$!
 	wait_for_output 3 20 "sleeps of the tree" tree_sleeps "$init"
 	leader=$(first_child "$(tree_reaper "$init")")
