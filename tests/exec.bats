@@ -289,7 +289,7 @@ hup_forwarded() {
 	[ "$(readlink "/proc/$pid/ns/pid")" = "$(readlink "/proc/$INIT_PID/ns/pid")" ]
 	# only the pid file: no temporary file left beside it
 	[ "$(ls "$TESTDIR" | grep -c exec.pid)" -eq 1 ]
-	for _ in $(seq 50); do [ -e "/proc/$INIT_PID/root/tmp/detached" ] && break; sleep 0.1; done
+	wait_until 30 test -e "/proc/$INIT_PID/root/tmp/detached"
 	[ "$(cat "/proc/$INIT_PID/root/tmp/detached")" = done ]
 	# the runtime is gone: the process was reparented
 	[ "$(awk '{print $4}' "/proc/$pid/stat")" -ne "$$" ]
@@ -375,8 +375,8 @@ hup_forwarded() {
 	[ "$(container_status "$CID")" = created ]
 	runtime start "$CID"
 	wait_for_status "$CID" running
-	for _ in $(seq 50); do ex "$CID" cat /tmp/started; [ "$output" = started ] && break; sleep 0.1; done
-	[ "$output" = started ]
+	started() { ex "$CID" cat /tmp/started; [ "$output" = started ]; }
+	wait_until 30 started
 }
 
 @test "exec: a paused container is an error unless --ignore-paused" {
@@ -480,7 +480,7 @@ hup_forwarded() {
 	AGENT_SOCK="$TESTDIR/agent.sock"
 	AGENT_OUT="$TESTDIR/agent.json"
 	"$PYTHON" "$HELPERS/seccomp_agent.py" "$AGENT_SOCK" "$AGENT_OUT" 3>&- &
-	for _ in $(seq 50); do [ -S "$AGENT_SOCK" ] && break; sleep 0.1; done
+	wait_until 30 test -S "$AGENT_SOCK"
 	config_set linux.seccomp '{"defaultAction":"SCMP_ACT_ALLOW","listenerPath":"'"$AGENT_SOCK"'",
 		"syscalls":[{"names":["mkdir","mkdirat"],"action":"SCMP_ACT_NOTIFY"}]}'
 	start_ctr

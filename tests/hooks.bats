@@ -62,8 +62,9 @@ phases() { awk '{print $1}' "$SHARED/log" | tr '\n' ' '; }
 	fi
 	runtime start "$CID"
 	wait_for_status "$CID" running
-	for _ in $(seq 50); do [[ "$(phases)" == *startContainer* ]] && break; sleep 0.1; done
-	for _ in $(seq 50); do [[ "$(phases)" == *poststart* ]] && break; sleep 0.1; done
+	has_phase() { [[ "$(phases)" == *"$1"* ]]; }
+	wait_until 30 has_phase startContainer
+	wait_until 30 has_phase poststart
 	echo "after start: $(phases)"
 	if is_ocisbx; then
 		[[ "$(phases)" == *"createContainer startContainer init-comm poststart "* ]]
@@ -106,7 +107,7 @@ phases() { awk '{print $1}' "$SHARED/log" | tr '\n' ' '; }
 	[ "$(echo "$line" | json_field bundle)" = "$BUNDLE" ]
 	[ "$(echo "$line" | json_field status)" = creating ]
 	runtime start "$CID"
-	for _ in $(seq 50); do grep -q '^poststart ' "$SHARED/log" && break; sleep 0.1; done
+	wait_until 30 grep -q '^poststart ' "$SHARED/log"
 	line=$(grep '^poststart ' "$SHARED/log" | cut -d' ' -f3-)
 	# runc 1.1 runs poststart during create, so its state there is still "creating"
 	if is_ocisbx; then [ "$(echo "$line" | json_field status)" = running ]; fi
@@ -135,7 +136,7 @@ phases() { awk '{print $1}' "$SHARED/log" | tr '\n' ' '; }
 	config_set hooks "{\"poststart\":[$(hook "$TESTDIR/hook.sh" fail)]}"
 	create_container "$CID"
 	runtime start "$CID" || true # runc 1.1 reports it; the container keeps running either way
-	for _ in $(seq 50); do grep -q '^fail ' "$SHARED/log" && break; sleep 0.1; done
+	wait_until 30 grep -q '^fail ' "$SHARED/log"
 	grep -q '^fail ' "$SHARED/log"
 	[ "$(container_status "$CID")" = running ] || [ "$(container_status "$CID")" = stopped ]
 	runtime delete --force "$CID"
@@ -206,7 +207,7 @@ hook_noenv() { echo "{\"path\":\"$1\",\"args\":[\"hook.sh\",\"$2\"]}"; }
 	export HOOK_LOG=$SHARED/log HOOK_ENV=from-runtime
 	create_container "$CID"
 	runtime start "$CID"
-	for _ in $(seq 50); do grep -q '^poststart ' "$SHARED/log" && break; sleep 0.1; done
+	wait_until 30 grep -q '^poststart ' "$SHARED/log"
 	runtime kill "$CID" KILL
 	wait_for_status "$CID" stopped
 	runtime delete "$CID"

@@ -11,6 +11,9 @@ teardown() {
 	common_teardown
 }
 
+# exe_is_busybox PID: PID has exec'd the container's program (no longer the runtime's)
+exe_is_busybox() { [ "$(readlink "/proc/$1/exe")" = /bin/busybox ]; }
+
 # create_running ID [ARGS...]: create + start a container from $BUNDLE, wait for "running".
 create_running() {
 	local id=$1
@@ -59,7 +62,7 @@ create_running() {
 	[ "$(container_status "$CID")" = running ]
 	[ "$(container_pid "$CID")" = "$pid" ]
 	# the same process has become the user's (start may return just before the exec)
-	for _ in $(seq 50); do [ "$(readlink "/proc/$pid/exe")" = /bin/busybox ] && break; sleep 0.1; done
+	wait_until 30 exe_is_busybox "$pid"
 	[ "$(readlink "/proc/$pid/exe")" = /bin/busybox ]
 
 	run runtime kill "$CID" KILL
@@ -171,12 +174,13 @@ create_running() {
 	create_running "$CID" sh -c 'trap "echo USR1 >>/mnt/sigs" USR1; trap "echo USR2 >>/mnt/sigs" USR2
 		echo ready >/mnt/ready; while :; do sleep 0.1; done'
 	wait_for_file "$SHARED/ready"
+	sigs_count() { [ "$(wc -l <"$SHARED/sigs" 2>/dev/null)" = "$1" ]; }
 	runtime kill "$CID" USR1
-	for _ in $(seq 50); do [ "$(wc -l <"$SHARED/sigs" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+	wait_until 30 sigs_count 1
 	runtime kill "$CID" SIGUSR2
-	for _ in $(seq 50); do [ "$(wc -l <"$SHARED/sigs" 2>/dev/null)" = 2 ] && break; sleep 0.1; done
+	wait_until 30 sigs_count 2
 	runtime kill "$CID" 10
-	for _ in $(seq 50); do [ "$(wc -l <"$SHARED/sigs" 2>/dev/null)" = 3 ] && break; sleep 0.1; done
+	wait_until 30 sigs_count 3
 	[ "$(cat "$SHARED/sigs")" = "$(printf 'USR1\nUSR2\nUSR1')" ]
 	[ "$(container_status "$CID")" = running ]
 }
@@ -526,6 +530,6 @@ create_running() {
 	done
 	runtime start "$CID"
 	wait_for_status "$CID" running
-	for _ in $(seq 50); do [ "$(readlink "/proc/$pid/exe")" = /bin/busybox ] && break; sleep 0.1; done
+	wait_until 30 exe_is_busybox "$pid"
 	[ "$(ls "/proc/$pid/fd" | sort -n | xargs)" = "0 1 2 3" ]
 }

@@ -92,7 +92,8 @@ no_namespaces() {
 	unshare --mount sleep 1000 &
 	holder=$!
 	# unshare has entered its namespace once its mnt link differs from ours
-	for _ in $(seq 50); do [ "$(readlink "/proc/$holder/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ] && break; sleep 0.1; done
+	ns_entered() { [ "$(readlink "/proc/$holder/ns/mnt")" != "$(readlink /proc/self/ns/mnt)" ]; }
+	wait_until 30 ns_entered
 	want=$(readlink "/proc/$holder/ns/mnt")
 	[ "$want" != "$(readlink /proc/self/ns/mnt)" ]
 	config_set 'linux.namespaces[type=mount]' "{\"type\":\"mount\",\"path\":\"/proc/$holder/ns/mnt\"}"

@@ -161,7 +161,8 @@ log_entries() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == */dev/shm/d* ]]
 	if dmesg >/dev/null 2>&1 && [ "$(uname -m)" = x86_64 ]; then
-		for _ in 1 2 3 4 5; do [ "$(log_entries "$since")" -gt 0 ] && break; sleep 0.2; done
+		logged() { [ "$(log_entries "$since")" -gt 0 ]; }
+		wait_until 30 logged || true
 		[ "$(log_entries "$since")" -gt 0 ]
 	fi
 }
@@ -311,9 +312,7 @@ start_agent() {
 	AGENT_OUT="$TESTDIR/agent.json"
 	"$PYTHON" "$HELPERS/seccomp_agent.py" "$AGENT_SOCK" "$AGENT_OUT" "$@" 3>&- &
 	AGENT_PID=$!
-	local tries=50
-	while [ ! -S "$AGENT_SOCK" ] && [ "$tries" -gt 0 ]; do sleep 0.1; tries=$((tries - 1)); done
-	[ -S "$AGENT_SOCK" ]
+	wait_until 30 test -S "$AGENT_SOCK"
 }
 
 notify_profile() {

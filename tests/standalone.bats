@@ -239,8 +239,7 @@ written" ]
 	run_bg -b "$BUNDLE" "$CID"
 	wait_ready "$SHARED/ready"
 	kill -USR1 "$RUN_PID"
-	for _ in $(seq 50); do grep -q got-usr1 "$SHARED/log" 2>/dev/null && break; sleep 0.1; done
-	grep -q got-usr1 "$SHARED/log"
+	wait_until 30 grep -qs got-usr1 "$SHARED/log"
 	kill -0 "$RUN_PID"
 	kill -TERM "$RUN_PID"
 	wait_exit "$RUN_PID"
