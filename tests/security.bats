@@ -149,7 +149,7 @@ SCANNER='
 	runtime run -b "$BUNDLE" "$CID-b" </dev/null >"$TESTDIR/b.out" 2>&1 &
 	wait_for_file "$SHARED/ready" 10 || { cat "$TESTDIR/b.out"; false; }
 	rt start "$CID-a"
-	for _ in $(seq 100); do grep -q done "$SHARED/log" && break; sleep 0.1; done
+	wait_until 60 grep -qs done "$SHARED/log" || true
 	cat "$SHARED/log" "$TESTDIR/b.out"
 	grep -q done "$SHARED/log"
 	! grep -q WROTE "$SHARED/log"
