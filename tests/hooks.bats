@@ -1,7 +1,10 @@
 #!/usr/bin/env bats
 # Hooks: the six kinds run at their moments, each with the state JSON on stdin, its
-# args and env; a failing create-phase hook fails create and leaves nothing; a failing
-# poststart/poststop hook does not; a hook that runs too long is killed (timeout).
+# args and env; a failing prestart/createRuntime/createContainer hook fails create,
+# runs the poststop hooks and leaves nothing; a failing startContainer or poststart
+# hook fails start (or run) and stops the container, whose delete runs the poststop
+# hooks (runtime-spec 1.3, lifecycle steps 3-9 then 12-13); a failing poststop hook
+# is a warning; a hook that runs too long is killed (timeout).
 
 load helpers/common
 
@@ -131,17 +134,6 @@ phases() { awk '{print $1}' "$SHARED/log" | tr '\n' ' '; }
 	assert_nothing_left
 }
 
-@test "hooks: a failing poststart hook does not stop the container" {
-	requires_ocisbx "runc 1.1 runs poststart hooks in create and fails it"
-	config_set hooks "{\"poststart\":[$(hook "$TESTDIR/hook.sh" fail)]}"
-	create_container "$CID"
-	runtime start "$CID" || true # runc 1.1 reports it; the container keeps running either way
-	wait_until 30 grep -q '^fail ' "$SHARED/log"
-	grep -q '^fail ' "$SHARED/log"
-	[ "$(container_status "$CID")" = running ] || [ "$(container_status "$CID")" = stopped ]
-	runtime delete --force "$CID"
-}
-
 @test "hooks: a failing poststop hook does not stop the delete" {
 	config_set hooks "{\"poststop\":[$(hook "$TESTDIR/hook.sh" fail)]}"
 	create_container "$CID"
@@ -163,18 +155,6 @@ phases() { awk '{print $1}' "$SHARED/log" | tr '\n' ' '; }
 	# runc 1.1 kills the hook but then waits for its stdout (held by the hook's child)
 	if is_ocisbx; then [ $(($(date +%s) - start)) -lt 20 ]; fi
 	assert_nothing_left
-}
-
-@test "hooks: a failing poststart hook is a warning: the hooks after it run, start succeeds" {
-	requires_ocisbx "runc 1.1 runs poststart hooks in create and stops at the first failure"
-	config_set hooks "{\"poststart\":[$(hook "$TESTDIR/hook.sh" fail),$(hook "$TESTDIR/hook.sh" after)]}"
-	create_container "$CID"
-	run runtime start "$CID"
-	echo "$output"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *warning*"poststart hook #0"*"status 7"* ]]
-	[ "$(phases)" = "fail after " ]
-	[ "$(container_status "$CID")" = running ]
 }
 
 @test "hooks: a failing poststop hook is a warning: the hooks after it run, delete succeeds" {
@@ -227,4 +207,93 @@ hook_noenv() { echo "{\"path\":\"$1\",\"args\":[\"hook.sh\",\"$2\"]}"; }
 	create_container "$CID"
 	[ "$(grep '^prestart ' "$SHARED/log" | cut -d' ' -f3- | json_field status)" = created ]
 	[ "$(grep '^createRuntime ' "$SHARED/log" | cut -d' ' -f3- | json_field status)" = creating ]
+}
+
+# --- runtime-spec 1.3 lifecycle: a failing hook goes on at steps 12-13 ---
+
+# inner_hook PHASE: a startContainer hook object (it runs in the container: /mnt/log)
+inner_hook() { echo "{\"path\":\"/hook.sh\",\"args\":[\"hook.sh\",\"$1\"],\"env\":[\"HOOK_LOG=/mnt/log\"]}"; }
+
+@test "hooks: a failing prestart, createRuntime or createContainer hook fails create, runs poststop, leaves nothing" {
+	h=$TESTDIR/hook.sh
+	for kind in prestart createRuntime createContainer; do
+		rm -f "$SHARED/log"
+		config_set hooks "{\"$kind\":[$(hook "$h" fail),$(hook "$h" after)],\"poststop\":[$(hook "$h" poststop)]}"
+		run create_container "$CID"
+		echo "$kind: status $status, phases: $(phases)"
+		[ "$status" -ne 0 ]
+		grep -q "hook" "$IO/$CID.err"
+		if is_ocisbx; then grep -q "$kind hook #0" "$IO/$CID.err"; fi
+		# the hooks after the failing one do not run; poststop does, once
+		[ "$(phases)" = "fail poststop " ]
+		assert_nothing_left
+	done
+}
+
+@test "hooks: a failing startContainer hook fails start, stops the container; delete runs poststop" {
+	requires_ocisbx "runc 1.1's start exits 0 when a startContainer hook fails (the init reports it alone)"
+	config_set hooks "{\"startContainer\":[$(inner_hook fail)],\"poststop\":[$(hook "$TESTDIR/hook.sh" poststop)]}"
+	create_container "$CID"
+	pid=$(container_pid "$CID")
+	run runtime start "$CID"
+	echo "start: status $status: $output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"startContainer hook #0"*"status 7"* ]]
+	wait_pid_gone "$pid"
+	[ "$(container_status "$CID")" = stopped ]
+	[ "$(phases)" = "fail " ] # poststop waits for the delete
+	runtime delete "$CID"
+	[ "$(phases)" = "fail poststop " ]
+	assert_nothing_left
+}
+
+@test "hooks: a failing poststart hook fails start and stops the container; delete runs poststop" {
+	requires_ocisbx "runc 1.1 runs poststart hooks in create"
+	h=$TESTDIR/hook.sh
+	config_set hooks "{\"poststart\":[$(hook "$h" fail),$(hook "$h" after)],\"poststop\":[$(hook "$h" poststop)]}"
+	create_container "$CID"
+	pid=$(container_pid "$CID")
+	run runtime start "$CID"
+	echo "start: status $status: $output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"poststart hook #0"*"status 7"* ]]
+	# the container's process is killed at once, not left running
+	wait_pid_gone "$pid"
+	[ "$(container_status "$CID")" = stopped ]
+	[ "$(phases)" = "fail " ]
+	runtime delete "$CID"
+	[ "$(phases)" = "fail poststop " ]
+	assert_nothing_left
+}
+
+@test "hooks: run (and run -d): a failing startContainer hook fails run, which runs poststop and leaves nothing" {
+	config_set hooks "{\"startContainer\":[$(inner_hook fail)],\"poststop\":[$(hook "$TESTDIR/hook.sh" poststop)]}"
+	modes=("" -d)
+	is_ocisbx || modes=("") # runc 1.1's run -d exits 0 when the startContainer hook fails
+	for detach in "${modes[@]}"; do
+		rm -f "$SHARED/log"
+		run run_container "$CID" $detach </dev/null
+		echo "run $detach: status $status: $output"
+		[ "$status" -ne 0 ]
+		# runc 1.1: "error running hook #0: error running hook: exit status 7, ..."
+		[[ "$output" == *"hook #0"*"status 7"* ]]
+		if is_ocisbx; then [[ "$output" == *"startContainer hook #0"* ]]; fi
+		[ "$(phases)" = "fail poststop " ]
+		assert_nothing_left
+	done
+}
+
+@test "hooks: run (and run -d): a failing poststart hook fails run and stops the container; poststop, nothing left" {
+	requires_ocisbx "runc 1.1 runs poststart hooks before the process is executed"
+	h=$TESTDIR/hook.sh
+	config_set hooks "{\"poststart\":[$(hook "$h" fail),$(hook "$h" after)],\"poststop\":[$(hook "$h" poststop)]}"
+	for detach in "" -d; do
+		rm -f "$SHARED/log"
+		run run_container "$CID" $detach </dev/null
+		echo "run $detach: status $status: $output"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *"poststart hook #0"*"status 7"* ]]
+		[ "$(phases)" = "fail poststop " ]
+		assert_nothing_left
+	done
 }

@@ -591,21 +591,36 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
 
 /* ---- clean-up ---- */
 
+/* runtime-spec's lifecycle: a create (or run) that fails, a hook of it or not, is
+   undone (step 12) and then its poststop hooks run (step 13), as in a delete.  Only
+   for a container this create made: not when the id was someone else's. */
+static void
+undo_create (create_ctx *c)
+{
+  const oci_hooks *h = c->cfg ? c->cfg->hooks : NULL;
+
+  spawn_kill (&c->sp);
+  if (c->cgroup)
+    {
+      cleanup_err ocisbx_err *e = NULL;
+      if (cgroup_destroy (c->cgroup, &e) < 0)
+        log_warning ("%s", e->msg);
+    }
+  if (!c->dir_created)
+    return;
+  if (h && h->poststop_len && !c->deleted)
+    {
+      cleanup_free char *doc = create_state_json (c, STATUS_STOPPED);
+      hooks_run_all (h->poststop, h->poststop_len, doc, "poststop");
+    }
+  state_dir_remove (c->rootfd, c->o->id, NULL);
+}
+
 void
 create_ctx_cleanup (create_ctx *c, bool failed)
 {
   if (failed)
-    {
-      spawn_kill (&c->sp);
-      if (c->cgroup)
-        {
-          cleanup_err ocisbx_err *e = NULL;
-          if (cgroup_destroy (c->cgroup, &e) < 0)
-            log_warning ("%s", e->msg);
-        }
-      if (c->dir_created)
-        state_dir_remove (c->rootfd, c->o->id, NULL);
-    }
+    undo_create (c);
   spawn_free (&c->sp, false);
   close_fd (&c->fifofd);
   close_fd (&c->lockfd);

@@ -1,6 +1,8 @@
 /* The container init, from the clone to the execve.  It runs on the parent's memory
    (prepared plans), reads no bundle file, and reports a failure before SYNC_READY to
-   the parent over the sync channel, after it on its stderr. */
+   the parent over the sync channel; after it (a startContainer hook, the execve) to
+   whoever started it: `start` through the exec fifo, `run` through the sync channel,
+   and on its stderr. */
 #include <config.h>
 #include "core/container/container_internal.h"
 
@@ -26,7 +28,8 @@ typedef struct init_state
 {
   create_ctx *c;
   int sock;
-  bool ready;          /* SYNC_READY sent: errors go to stderr from now on */
+  bool ready;          /* SYNC_READY sent: errors go to the starter (and stderr) from now on */
+  int fifo;            /* the exec fifo, open for writing once `start` came, or -1 */
   int shared_ns;       /* the mount namespace the container shares, or -1 (rootfs.h) */
   const char *state_creating, *state_created; /* for the container's hooks */
   int master, slave;
@@ -242,22 +245,21 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
 {
   create_ctx *c = s->c;
   const oci_hooks *h = c->cfg->hooks;
-  int fifo;
 
   /* Blocks until `start` opens the other end; `run` starts us itself (start_now).  The
      fifo, or for `run` the sync channel, stays open (CLOEXEC) until execve: the parent
      reads its end of file to know that the startContainer hooks ran and the process
-     was executed, before poststart hooks. */
+     was executed, or our error before it (container_init). */
   if (!c->start_now)
     {
       char path[32];
       snprintf (path, sizeof path, "/proc/self/fd/%d", c->fifofd);
       do
-        fifo = open (path, O_WRONLY | O_CLOEXEC);
-      while (fifo < 0 && errno == EINTR);
-      if (fifo < 0)
+        s->fifo = open (path, O_WRONLY | O_CLOEXEC);
+      while (s->fifo < 0 && errno == EINTR);
+      if (s->fifo < 0)
         return err_set (err, errno, "open the exec fifo through `%s` (is /proc mounted?)", path);
-      if (write_all (fifo, "0", 1) < 0)
+      if (write_all (s->fifo, "0", 1) < 0)
         return err_set (err, errno, "write the exec fifo");
       close (c->fifofd);
       c->fifofd = -1;
@@ -271,7 +273,7 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
 _Noreturn void
 container_init (create_ctx *c)
 {
-  init_state s = { .c = c, .sock = c->sp.sync_child, .master = -1, .slave = -1, .shared_ns = -1 };
+  init_state s = { .c = c, .sock = c->sp.sync_child, .fifo = -1, .master = -1, .slave = -1, .shared_ns = -1 };
   ocisbx_err *err = NULL;
   char *exe = NULL;
 
@@ -287,9 +289,15 @@ container_init (create_ctx *c)
         close (s.sock);
       init_start (&s, exe, &err);
     }
-  if (!s.ready)
+  /* before SYNC_READY, or `run`'s init (start_now): the parent still listens */
+  if (!s.ready || c->start_now)
     sync_send_error (s.sock, err);
   else
-    log_err (err);
+    {
+      /* `start` reads the fifo to its end: a message there is our failure */
+      if (s.fifo >= 0 && err)
+        write_all (s.fifo, err->msg, strlen (err->msg));
+      log_err (err);
+    }
   _exit (127);
 }

@@ -77,6 +77,9 @@ typedef struct create_ctx
                          ready (nobody else starts it); it holds its end of the sync
                          channel until then */
 
+  bool deleted;       /* `run`: deleted as a whole (delete_after_run), poststop hooks
+                         included: a failure after it undoes no more */
+
   /* the init (its pid and fds: sp) */
   uint64_t start_time;
   char *created;
@@ -99,8 +102,6 @@ void create_ctx_state (const create_ctx *c, container_state *st, cgroup_state **
 _Noreturn void container_init (create_ctx *c);
 
 /* container_ops.c */
-int container_start_at (int dirfd, const container_state *st, ocisbx_err **err);
-void container_poststart (const container_state *st);
 int container_delete_at (container_handle *h, bool force, ocisbx_err **err);
 
 #endif

@@ -95,11 +95,85 @@ signal_init (const container_state *st, int sig, ocisbx_err **err)
   return 0;
 }
 
+/* Until the init is gone, for at most TIMEOUT_MS. */
+static void
+wait_gone (const container_state *st, int timeout_ms)
+{
+  cleanup_close int fd = init_pidfd (st);
+  struct pollfd p = { fd, POLLIN, 0 };
+
+  if (fd < 0)
+    return;
+  while (poll (&p, 1, timeout_ms) < 0 && errno == EINTR)
+    ;
+}
+
 /* ---- start ---- */
 
-int
-container_start_at (int dirfd, const container_state *st, ocisbx_err **err)
+/* The init holds its end of the exec fifo open until its execve (CLOEXEC): the end of
+   file says the startContainer hooks ran and the process was executed, as poststart
+   hooks need (runtime-spec).  What comes before it is the init's error instead. */
+static int
+wait_exec_fifo (int fifo, const container_state *st, ocisbx_err **err)
 {
+  char msg[4096];
+  size_t len = 0;
+  ssize_t n;
+
+  fcntl (fifo, F_SETFL, 0);
+  for (;;)
+    {
+      char buf[512];
+      n = read (fifo, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      if ((size_t) n > sizeof msg - 1 - len)
+        n = sizeof msg - 1 - len;
+      memcpy (msg + len, buf, n);
+      len += n;
+    }
+  if (len == 0)
+    return 0;
+  msg[len] = '\0';
+  return err_set (err, 0, "cannot start container \"%s\": %s", st->id, msg);
+}
+
+/* runtime-spec: a failing startContainer or poststart hook (or the execve) stops the
+   container, and the lifecycle goes on at its destruction: the container's processes
+   killed, its state "stopped"; its delete (poststop hooks) is the caller's. */
+static void
+stop_failed_start (container_handle *h)
+{
+  cleanup_err ocisbx_err *e = NULL;
+  cgroup_manager *m;
+
+  if (container_cgroups (h, &m, &e) == 0)
+    cgroup_kill_all (m, SIGKILL, &e);
+  signal_init (h->st, SIGKILL, NULL);
+  wait_gone (h->st, 10000);
+}
+
+/* poststart hooks: the first that fails is start's error (runtime-spec 1.3). */
+static int
+start_poststart (const container_state *st, ocisbx_err **err)
+{
+  cleanup_free char *doc = NULL;
+
+  if (st->poststart_len == 0)
+    return 0;
+  doc = container_state_doc (st, STATUS_RUNNING, false);
+  if (hooks_run (st->poststart, st->poststart_len, doc, "poststart", NULL, err) < 0)
+    return err_wrap (err, "cannot start container \"%s\"", st->id);
+  return 0;
+}
+
+static int
+start_at (container_handle *h, ocisbx_err **err)
+{
+  int dirfd = h->dirfd;
+  const container_state *st = h->st;
   container_status status = state_status (dirfd, st);
   cleanup_close int fifo = -1;
   char c;
@@ -144,27 +218,12 @@ container_start_at (int dirfd, const container_state *st, ocisbx_err **err)
     return err_set (err, n < 0 ? errno : 0, "cannot start container \"%s\": the init did not answer", st->id);
   if (unlinkat (dirfd, STATE_FIFO, 0) < 0 && errno != ENOENT)
     return err_set (err, errno, "remove the exec fifo");
-  /* poststart hooks run after the user process is executed (runtime-spec): the init
-     holds its end open until execve, so wait for the end of file. */
-  if (st->poststart_len > 0)
+  if (wait_exec_fifo (fifo, st, err) < 0 || start_poststart (st, err) < 0)
     {
-      fcntl (fifo, F_SETFL, 0);
-      do
-        n = read (fifo, &c, 1);
-      while (n > 0 || (n < 0 && errno == EINTR));
+      stop_failed_start (h);
+      return -1;
     }
   return 0;
-}
-
-void
-container_poststart (const container_state *st)
-{
-  cleanup_free char *doc = NULL;
-
-  if (st->poststart_len == 0)
-    return;
-  doc = container_state_doc (st, STATUS_RUNNING, false);
-  hooks_run_all (st->poststart, st->poststart_len, doc, "poststart");
 }
 
 /* NOTIFY_SOCKET (notify.h): start listens before the process runs and returns once
@@ -189,9 +248,8 @@ container_start (const char *root, const char *id, ocisbx_err **err)
         if (notify < 0)
           return -1;
       }
-    if (container_start_at (h.dirfd, h.st, err) < 0)
+    if (start_at (&h, err) < 0)
       return -1;
-    container_poststart (h.st);
     pid = h.st->pid;
   }
   if (notify >= 0 && notify_wait_ready (notify, host, pid, pidfd, err) < 0)
@@ -245,18 +303,6 @@ container_kill (const char *root, const char *id, int sig, bool all, ocisbx_err 
 }
 
 /* ---- delete ---- */
-
-static void
-wait_gone (const container_state *st, int timeout_ms)
-{
-  cleanup_close int fd = init_pidfd (st);
-  struct pollfd p = { fd, POLLIN, 0 };
-
-  if (fd < 0)
-    return;
-  while (poll (&p, 1, timeout_ms) < 0 && errno == EINTR)
-    ;
-}
 
 /* The init the record names while state.json has none (pid 0: its create died before
    the last write): it may wait on the exec fifo for ever. */

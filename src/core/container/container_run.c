@@ -32,6 +32,7 @@ delete_after_run (create_ctx *c, pid_t pid, ocisbx_err **err)
   container_state st;
   struct stat now;
 
+  c->deleted = true;
   /* Deleted meanwhile (delete --force, as an engine's clean-up does), and maybe the id
      taken again: nothing of ours is left to delete (runc is quiet too). */
   if (dirfd < 0 && (*err)->errnum == ENOENT)
@@ -55,21 +56,21 @@ delete_after_run (create_ctx *c, pid_t pid, ocisbx_err **err)
 }
 
 /* The init runs the process as soon as it is ready (start_now): no exec fifo to open.
-   Poststart hooks wait until it has executed the process, when its end of the sync
-   channel closes. */
-static void
-run_poststart (create_ctx *c)
+   Its end of the sync channel closes when it executed the process; its error (a
+   startContainer hook, the execve) comes there instead.  Then the poststart hooks: the
+   first failing one is run's error, and the container goes (runtime-spec 1.3). */
+static int
+run_poststart (create_ctx *c, ocisbx_err **err)
 {
   const oci_hooks *h = c->cfg->hooks;
   cleanup_free char *doc = NULL;
-  cleanup_err ocisbx_err *e = NULL;
 
+  if (sync_wait_exec (c->sp.sync_parent, err) < 0)
+    return -1;
   if (h == NULL || h->poststart_len == 0)
-    return;
-  /* whatever it says: after SYNC_READY a failing init reports on its stderr */
-  sync_wait_exec (c->sp.sync_parent, &e);
+    return 0;
   doc = create_state_json (c, STATUS_RUNNING);
-  hooks_run_all (h->poststart, h->poststart_len, doc, "poststart");
+  return hooks_run (h->poststart, h->poststart_len, doc, "poststart", NULL, err);
 }
 
 /* The created container, running: wait for it (unless detached). */
@@ -80,7 +81,11 @@ start_and_wait (create_ctx *c, const sigset_t *set, int *exit_code, ocisbx_err *
 
   if (spawn_relay_start (&c->sp, err) < 0)
     return -1;
-  run_poststart (c);
+  if (run_poststart (c, err) < 0)
+    {
+      spawn_relay_finish (&c->sp);
+      return -1;
+    }
   if (c->o->detach)
     {
       *exit_code = 0;

@@ -11,8 +11,13 @@
  *                            is resolved in the container's root
  *   poststart                the `start` (or `run`) process, after the start
  *   poststop                 `delete`
- * A failing hook makes create (or start) fail; a failing poststart or poststop hook is
- * a warning, and the hooks after it still run (runtime-spec).
+ * runtime-spec 1.3's lifecycle: a failing hook of create (prestart, createRuntime,
+ * createContainer) makes it fail, and the container is undone and its poststop hooks
+ * run (container.c: undo_create); a failing startContainer or poststart hook makes
+ * start fail and stops the container (the init reports a startContainer failure
+ * through the exec fifo: container_ops.c), whose delete runs the poststop hooks; `run`
+ * does all of it.  The hooks after a failing one do not run; but a failing poststop
+ * hook is a warning, and the hooks after it still run.
  * A hook without env gets the environment of whoever runs it: the runtime's, and for
  * startContainer the process's (process.env, HOME filled in), as runc and crun.
  */
@@ -29,7 +34,7 @@
    Errors: "PHASE hook #I (`path`): exited with status 1: <its output>". */
 int hooks_run (const oci_hook *h, size_t n, const char *state_json, const char *phase, char *const *default_env,
                ocisbx_err **err);
-/* poststart, poststop: every hook runs; each failure is logged as a warning. */
+/* poststop: every hook runs; each failure is logged as a warning. */
 void hooks_run_all (const oci_hook *h, size_t n, const char *state_json, const char *phase);
 
 #endif
