@@ -55,6 +55,22 @@ test_options_clear (void)
   mount_opts_free (&o);
 }
 
+/* iversion / noiversion (runtime-spec 1.3): MS_I_VERSION, not filesystem data */
+static void
+test_options_iversion (void)
+{
+  char *on[] = { "iversion" }, *off[] = { "iversion", "noiversion" };
+  mount_opts o;
+
+  mount_opts_parse (on, 1, &o);
+  CHECK (o.flags == MS_I_VERSION && o.data == NULL);
+  mount_opts_free (&o);
+  mount_opts_parse (off, 2, &o);
+  CHECK (o.flags == 0 && (o.cleared & MS_I_VERSION) && o.data == NULL);
+  mount_opts_free (&o);
+  CHECK (mount_opt_known ("iversion") && mount_opt_known ("noiversion"));
+}
+
 static void
 test_options_atime (void)
 {
@@ -770,7 +786,7 @@ test_rootfs_in_mount_ns (void)
   CHECK (scratch_remove (&t));
 }
 
-UNIT_MAIN (T (test_options_flags), T (test_options_clear), T (test_options_atime),
+UNIT_MAIN (T (test_options_flags), T (test_options_clear), T (test_options_iversion), T (test_options_atime),
            T (test_options_bind_and_data), T (test_options_propagation), T (test_options_recursive),
            T (test_options_idmap), T (test_options_full_table_known), T (test_clean_split),
            T (test_resolve_openat2), T (test_resolve_walk), T (test_has_symlink), T (test_create_openat2),

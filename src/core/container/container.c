@@ -179,6 +179,7 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   if (validate_namespaces (c, err) < 0
       || spawn_check_terminal (&c->sp, SPAWN_CREATE, &c->proc, o->console_socket, !foreground, err) < 0)
     return -1;
+  rootfs_absolute_destinations (c->cfg);
   if (rootfs_validate_config (c->cfg, err) < 0 || sysctl_validate_joined (c->cfg, &c->ns, err) < 0
       || netdev_validate (c->cfg->linux_, &c->ns, err) < 0
       || intelrdt_validate (c->cfg->linux_, "/proc/self/mountinfo", err) < 0)

@@ -47,6 +47,8 @@ static const opt_entry table[] = {
   { "nodiratime", OPT_FLAG, false, MS_NODIRATIME },
   { "lazytime", OPT_FLAG, false, MS_LAZYTIME },
   { "nolazytime", OPT_FLAG, true, MS_LAZYTIME },
+  { "iversion", OPT_FLAG, false, MS_I_VERSION },
+  { "noiversion", OPT_FLAG, true, MS_I_VERSION },
   { "nosymfollow", OPT_FLAG, false, MS_NOSYMFOLLOW },
   { "symfollow", OPT_FLAG, true, MS_NOSYMFOLLOW },
   { "silent", OPT_FLAG, false, MS_SILENT },
@@ -100,6 +102,7 @@ static const opt_entry table[] = {
 const char *const mount_opt_names[] = {
   "defaults", "ro", "rw", "nosuid", "suid", "nodev", "dev", "noexec", "exec", "sync", "async",
   "dirsync", "remount", "mand", "nomand", "diratime", "nodiratime", "lazytime", "nolazytime",
+  "iversion", "noiversion",
   "nosymfollow", "symfollow", "silent", "loud", "bind", "rbind", "atime", "noatime", "relatime",
   "norelatime", "strictatime", "nostrictatime", "private", "rprivate", "shared", "rshared",
   "slave", "rslave", "unbindable", "runbindable", "rro", "rrw", "rnosuid", "rsuid", "rnodev",

@@ -342,7 +342,7 @@ validate_mount (const oci_config *cfg, size_t i, ocisbx_err **err)
   cleanup_free char *clean = NULL;
   bool bind = mount_is_bind (m), idmap = false;
 
-  if (m->destination == NULL || m->destination[0] != '/')
+  if (m->destination == NULL || m->destination[0] != '/') /* rootfs_absolute_destinations */
     return err_set (err, 0, "config.json: .mounts[%zu].destination: \"%s\" is not an absolute path", i,
                     m->destination ? m->destination : "");
   clean = pathres_clean (m->destination);
@@ -376,6 +376,21 @@ validate_mount (const oci_config *cfg, size_t i, ocisbx_err **err)
           return err_set (err, 0, "config.json: .mounts[%zu].gidMappings[%zu].size: must be > 0", i, j);
     }
   return 0;
+}
+
+void
+rootfs_absolute_destinations (oci_config *cfg)
+{
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    {
+      char **d = &cfg->mounts[i].destination;
+      if (*d && (*d)[0] != '/')
+        {
+          char *abs = xasprintf ("/%s", *d);
+          free (*d);
+          *d = abs;
+        }
+    }
 }
 
 int

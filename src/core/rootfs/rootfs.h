@@ -80,6 +80,10 @@ typedef struct rootfs_ctx
 /* runtime_source's INDEX for the rootfs itself (rootfs_setup binds it onto itself). */
 #define ROOTFS_SOURCE ((size_t) -1)
 
+/* runtime-spec 1.3: a mount's relative destination is relative to "/": made absolute
+   in CFG ("tmp" -> "/tmp"), before rootfs_validate_config and everything after it. */
+void rootfs_absolute_destinations (oci_config *cfg);
+
 /* In the parent, before anything is created: mount destinations, options and
    mappings, rootfsPropagation, devices, masked/read-only paths, sysctl keys.  Errors
    name the field: `config.json: .mounts[2].destination: "tmp" is not an absolute path`. */
