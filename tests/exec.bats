@@ -225,6 +225,18 @@ hup_forwarded() {
 	[ "${#lines[@]}" -eq 5 ]
 }
 
+@test "exec --cap: an unknown capability is a warning and left out, as in process.capabilities" {
+	config_set process.noNewPrivileges false
+	start_ctr
+	run runtime exec --cap CAP_UNKNOWN --cap CAP_SYS_ADMIN "$CID" sh -c 'grep -E "^CapEff:" /proc/self/status' </dev/null
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"CAP_UNKNOWN"* ]]
+	# CAP_SYS_ADMIN (21) applies
+	eff=$(grep '^CapEff:' <<<"$output" | cut -f2)
+	[ $(((0x$eff >> 21) & 1)) -eq 1 ]
+}
+
 @test "exec: --no-new-privs sets no_new_privs when the container does not" {
 	config_set process.noNewPrivileges false
 	start_ctr

@@ -221,6 +221,27 @@ sig_ignored() {
 	grep -i warn "$TESTDIR/err" | grep -q CAP_BOGUS
 }
 
+@test "process: a capability outside the runtime's bounding set is a warning and left out, the rest applies" {
+	requires_ocisbx "runc 1.1 fails: unable to apply caps: operation not permitted"
+	requires_tool setpriv util-linux
+	# runtime-spec config.md: a capability the runtime cannot grant MUST be logged as a
+	# warning and SHOULD NOT fail the create
+	config_set process.capabilities '{"bounding":["CAP_KILL","CAP_SYS_TIME"],"permitted":["CAP_KILL","CAP_SYS_TIME"],
+		"effective":["CAP_SYS_TIME","CAP_KILL"]}'
+	set_args sh -c 'grep -E "^Cap(Bnd|Eff)" /proc/self/status'
+	snapshot_host
+	OCIT_TAG="$CID" timeout -k 5 30 setpriv --bounding-set -sys_time -- \
+		"$OCI_RUNTIME" --root "$ROOT" run -b "$BUNDLE" "$CID" </dev/null >"$TESTDIR/out" 2>"$TESTDIR/err" || {
+		cat "$TESTDIR/out" "$TESTDIR/err"
+		false
+	}
+	cat "$TESTDIR/out" "$TESTDIR/err"
+	# CAP_KILL (5) alone
+	[ "$(grep -c $'\t0000000000000020$' "$TESTDIR/out")" -eq 2 ]
+	grep -i warn "$TESTDIR/err" | grep -q CAP_SYS_TIME
+	assert_nothing_left
+}
+
 @test "process: noNewPrivileges" {
 	status_field NoNewPrivs
 	[ "$output" = 1 ]

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/log.h"
 #include "core/utils.h"
 
 static void *
@@ -84,24 +85,35 @@ add_caps (exec_spec *s, char **v, size_t *n, char **caps, size_t n_caps)
   return out;
 }
 
-static int
-merge_caps (exec_spec *s, const exec_opts *o, ocisbx_err **err)
+/* An unknown name is a warning and left out, as in process.capabilities (runtime-spec
+   config.md: logged, SHOULD NOT fail; runc and crun take it too); one this kernel or
+   the runtime's bounding set lacks is left out by process_prepare, with its warning. */
+static void
+merge_caps (exec_spec *s, const exec_opts *o)
 {
   oci_capabilities *c;
+  char **known;
+  size_t n = 0;
 
   if (o->n_caps == 0)
-    return 0;
+    return;
+  known = own (s, o->n_caps * sizeof (char *));
   for (size_t i = 0; i < o->n_caps; i++)
-    if (capability_from_name (o->caps[i]) < 0)
-      return err_setk (err, ERR_USAGE, 0, "--cap: unknown capability \"%s\"", o->caps[i]);
+    {
+      if (capability_from_name (o->caps[i]) >= 0)
+        known[n++] = o->caps[i];
+      else
+        log_warning ("--cap: ignoring unknown capability \"%.64s\"", o->caps[i]);
+    }
+  if (n == 0)
+    return;
   c = own (s, sizeof *c);
   if (s->eff.capabilities)
     *c = *s->eff.capabilities;
-  c->bounding = add_caps (s, c->bounding, &c->bounding_len, o->caps, o->n_caps);
-  c->effective = add_caps (s, c->effective, &c->effective_len, o->caps, o->n_caps);
-  c->permitted = add_caps (s, c->permitted, &c->permitted_len, o->caps, o->n_caps);
+  c->bounding = add_caps (s, c->bounding, &c->bounding_len, known, n);
+  c->effective = add_caps (s, c->effective, &c->effective_len, known, n);
+  c->permitted = add_caps (s, c->permitted, &c->permitted_len, known, n);
   s->eff.capabilities = c;
-  return 0;
 }
 
 static void
@@ -187,7 +199,8 @@ exec_spec_build (const exec_opts *o, const container_state *st, exec_spec *s, oc
     return err_set (err, 0, "exec: no command given");
   if (o->cwd)
     s->eff.cwd = (char *) o->cwd;
-  if (merge_env (s, o, err) < 0 || merge_caps (s, o, err) < 0)
+  merge_caps (s, o);
+  if (merge_env (s, o, err) < 0)
     return -1;
   merge_user (s, o);
   if (o->no_new_privs >= 0)
