@@ -123,27 +123,33 @@ teardown() { common_teardown; }
 	fi
 }
 
-@test "sysctl: kernel.hostname conflicts with .hostname, refused naming both" {
-	config_set linux.sysctl '{"kernel.hostname":"other"}'
+@test "sysctl: kernel.hostname conflicts with .hostname, refused naming both, whatever the values" {
+	# as runc and crun: refused even with the same value, or without .hostname
 	snapshot_host
-	ctr_sh 'cat /proc/sys/kernel/hostname'
-	echo "$output"
-	[ "$status" -ne 0 ]
-	[[ "$output" == *kernel.hostname*hostname* ]]
-	if is_ocisbx; then
-		[[ "$output" == *'config.json: .linux.sysctl: "kernel.hostname" conflicts with .hostname ("runc")'* ]]
-	fi
-	assert_nothing_left
+	for hostname in '"other"' '"same"' ''; do
+		config_set linux.sysctl '{"kernel.hostname":"same"}'
+		if [ -n "$hostname" ]; then config_set hostname "$hostname"; else config_del hostname; fi
+		ctr_sh 'cat /proc/sys/kernel/hostname'
+		echo "hostname ${hostname:-unset}: status $status: $output"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *kernel.hostname*hostname* ]]
+		if is_ocisbx; then
+			[[ "$output" == *'config.json: .linux.sysctl: "kernel.hostname" conflicts with .hostname'* ]]
+		fi
+		assert_nothing_left
+	done
 }
 
-@test "sysctl: kernel.domainname conflicts with .domainname, refused naming both" {
-	requires_ocisbx "runc 1.1 lets the sysctl win (crun refuses it too)"
-	config_set domainname '"example.org"'
-	config_set linux.sysctl '{"kernel.domainname":"other"}'
+@test "sysctl: kernel.domainname conflicts with .domainname, refused naming both, whatever the values" {
+	requires_ocisbx "runc 1.1 lets kernel.domainname through in a uts namespace (crun refuses it)"
 	snapshot_host
-	ctr_sh 'cat /proc/sys/kernel/domainname'
-	echo "$output"
-	[ "$status" -ne 0 ]
-	[[ "$output" == *'config.json: .linux.sysctl: "kernel.domainname" conflicts with .domainname ("example.org")'* ]]
-	assert_nothing_left
+	for domainname in '"example.org"' '"same"' ''; do
+		config_set linux.sysctl '{"kernel.domainname":"same"}'
+		if [ -n "$domainname" ]; then config_set domainname "$domainname"; else config_del domainname; fi
+		ctr_sh 'cat /proc/sys/kernel/domainname'
+		echo "domainname ${domainname:-unset}: status $status: $output"
+		[ "$status" -ne 0 ]
+		[[ "$output" == *'config.json: .linux.sysctl: "kernel.domainname" conflicts with .domainname'* ]]
+		assert_nothing_left
+	done
 }
