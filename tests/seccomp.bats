@@ -247,6 +247,33 @@ log_entries() {
 	done
 }
 
+@test "seccomp: errnoRet where nothing returns it, listenerMetadata without listenerPath: refused naming the field" {
+	requires_ocisbx "runc 1.1 accepts and ignores them (crun refuses errnoRet on such actions)"
+	local bad
+	for bad in \
+		'{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["mkdir"],"action":"SCMP_ACT_KILL","errnoRet":5}]}|.linux.seccomp.syscalls[0].errnoRet: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE return it, not SCMP_ACT_KILL' \
+		'{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["mkdir"],"action":"SCMP_ACT_ALLOW","errnoRet":0}]}|.linux.seccomp.syscalls[0].errnoRet' \
+		'{"defaultAction":"SCMP_ACT_ALLOW","defaultErrnoRet":5}|.linux.seccomp.defaultErrnoRet: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE return it, not SCMP_ACT_ALLOW' \
+		'{"defaultAction":"SCMP_ACT_ALLOW","listenerMetadata":"x","syscalls":[{"names":["mkdir"],"action":"SCMP_ACT_ERRNO"}]}|.linux.seccomp.listenerMetadata: set without .listenerPath'; do
+		make_config
+		seccomp "${bad%|*}"
+		set_args sh -c 'echo RAN'
+		run run_container "$CID"
+		echo "${bad%|*}: status $status: $output"
+		[ "$status" -ne 0 ]
+		[[ "$output" != *RAN* ]]
+		[[ "$output" == *"config.json: ${bad#*|}"* ]]
+		[ -z "$(state_entries)" ]
+	done
+	# on SCMP_ACT_TRACE it is taken (the value a tracer sees)
+	make_config
+	seccomp '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["mkdir"],"action":"SCMP_ACT_TRACE","errnoRet":1}]}'
+	set_args sh -c 'echo RAN'
+	run run_container "$CID"
+	[ "$status" -eq 0 ]
+	[ "$output" = RAN ]
+}
+
 # many_rules N KIND: linux.seccomp (default ERRNO, allowing what a shell needs) with N
 # more rules: "distinct" (read with arg0 == i, each its own comparison) or "repeated"
 # (N copies of rules for the same syscalls).

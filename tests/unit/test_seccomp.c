@@ -644,6 +644,7 @@ test_cache (void)
   seccomp_cache_key (&sc, key2);
   CHECK (memcmp (key, key2, sizeof key) != 0);
   rules[0].errno_ret = &u32_38;
+  sc.listener_path = "/run/agent.sock";
   sc.listener_metadata = "x";
   sc.flags = STRS ("SECCOMP_FILTER_FLAG_LOG");
   sc.flags_len = 1;

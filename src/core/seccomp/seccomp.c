@@ -126,6 +126,16 @@ seccomp_action_value (const char *name, const uint32_t *errno_ret, uint32_t *out
   return -1;
 }
 
+/* SCMP_ACT_ERRNO and SCMP_ACT_TRACE return a value (errnoRet); no other action does. */
+static bool
+action_takes_errno (const char *name)
+{
+  for (size_t i = 0; name && i < sizeof actions / sizeof actions[0]; i++)
+    if (strcmp (name, actions[i].name) == 0)
+      return actions[i].takes_errno;
+  return false;
+}
+
 int
 seccomp_operator_value (const char *name, int *out)
 {
@@ -223,6 +233,10 @@ check_syscall_rule (const oci_syscall *s, size_t i, ocisbx_err **err)
     return err_set (err, 0, FIELD ".syscalls[%zu].names: must name at least one syscall", i);
   if (seccomp_action_value (s->action, s->errno_ret, &act) < 0)
     return err_set (err, 0, FIELD ".syscalls[%zu].action: unknown action \"%s\"", i, s->action ? s->action : "");
+  /* a value nothing returns: refused, as crun does (runc 1.1 ignores it) */
+  if (s->errno_ret && !action_takes_errno (s->action))
+    return err_set (err, 0, FIELD ".syscalls[%zu].errnoRet: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE return it, not %s",
+                    i, s->action);
   for (size_t j = 0; j < s->names_len; j++)
     {
       if (s->names[j] == NULL || s->names[j][0] == '\0')
@@ -261,6 +275,11 @@ seccomp_validate (const oci_seccomp *sc, ocisbx_err **err)
     return err_set (err, 0, FIELD ".defaultAction: unknown action \"%s\"", sc->default_action);
   if (v == SCMP_ACT_NOTIFY)
     return err_set (err, 0, FIELD ".defaultAction: SCMP_ACT_NOTIFY cannot be the default action");
+  if (sc->default_errno_ret && !action_takes_errno (sc->default_action))
+    return err_set (err, 0, FIELD ".defaultErrnoRet: only SCMP_ACT_ERRNO and SCMP_ACT_TRACE return it, not %s",
+                    sc->default_action);
+  if (sc->listener_metadata && (sc->listener_path == NULL || sc->listener_path[0] == '\0'))
+    return err_set (err, 0, FIELD ".listenerMetadata: set without .listenerPath, the listener it is for");
   for (size_t i = 0; i < sc->architectures_len; i++)
     if (seccomp_arch_value (sc->architectures[i], &v) < 0)
       return err_set (err, 0, FIELD ".architectures[%zu]: unknown architecture \"%s\" (libseccomp %u.%u.%u)", i,
