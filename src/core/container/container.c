@@ -186,7 +186,8 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
     return -1;
   if (c->cfg->linux_ && c->cfg->linux_->seccomp && seccomp_validate (c->cfg->linux_->seccomp, err) < 0)
     return -1;
-  if (lsm_validate (c->proc.apparmor_profile, c->proc.selinux_label, err) < 0)
+  if (lsm_validate (c->proc.apparmor_profile, c->proc.selinux_label,
+                    c->cfg->linux_ ? c->cfg->linux_->mount_label : NULL, err) < 0)
     return -1;
   if (exec_kill_tree_annotation (&c->cfg->annotations, &kill_tree, err) < 0)
     return -1;

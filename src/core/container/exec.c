@@ -199,7 +199,7 @@ prepare (exec_ctx *c, ocisbx_err **err)
   lx = c->spec.cfg->linux_;
   if (lx && process_prepare_personality (lx->personality, &c->plan, err) < 0)
     return -1;
-  if (lsm_validate (c->plan.apparmor_profile, c->plan.selinux_label, err) < 0)
+  if (lsm_validate (c->plan.apparmor_profile, c->plan.selinux_label, NULL, err) < 0)
     return -1;
   if (spawn_check_terminal (&c->sp, SPAWN_EXEC, &c->plan, o->console_socket, o->detach, err) < 0)
     return -1;

@@ -59,13 +59,18 @@ lsm_selinux_enabled (void)
 }
 
 int
-lsm_validate (const char *apparmor_profile, const char *selinux_label, ocisbx_err **err)
+lsm_validate (const char *apparmor_profile, const char *selinux_label, const char *mount_label,
+              ocisbx_err **err)
 {
   if (apparmor_profile && apparmor_profile[0] && !lsm_apparmor_enabled ())
     return err_set (err, 0, "config.json: .process.apparmorProfile: AppArmor is not enabled on this host (profile \"%s\")",
                     apparmor_profile);
   if (selinux_label && selinux_label[0] && !lsm_selinux_enabled ())
-    log_debug ("SELinux is not enabled: process.selinuxLabel \"%s\" ignored", selinux_label);
+    return err_set (err, 0, "config.json: .process.selinuxLabel: SELinux is not enabled on this host (label \"%s\")",
+                    selinux_label);
+  if (mount_label && mount_label[0] && !lsm_selinux_enabled ())
+    return err_set (err, 0, "config.json: .linux.mountLabel: SELinux is not enabled on this host (label \"%s\")",
+                    mount_label);
   return 0;
 }
 
