@@ -94,7 +94,18 @@ validate_config (void *obj, const char *path, char **err)
   char *at = ocispec_strdup_printf ("%s.ociVersion", path);
   int r = ocispec_check_version (c->oci_version, at, err);
   free (at);
-  return r;
+  if (r < 0)
+    return r;
+  /* config.md: keys MUST NOT be empty strings */
+  for (size_t i = 0; i < c->annotations.len; i++)
+    if (c->annotations.keys[i][0] == '\0')
+      {
+        at = ocispec_strdup_printf ("%s.annotations", path);
+        r = ocispec_fail (err, at, ": a key is empty");
+        free (at);
+        return r;
+      }
+  return 0;
 }
 
 static const ocispec_field config_fields[] = {

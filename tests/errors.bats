@@ -67,6 +67,13 @@ create_fails() {
 	fi
 }
 
+@test "errors: an annotation with an empty key is refused, naming .annotations" {
+	requires_ocisbx "runc 1.1 takes it (config.md: keys MUST NOT be empty)"
+	config_set annotations '{"com.example.ok":"1","":"empty"}'
+	create_fails
+	[[ "$output" == *'config.json: .annotations: a key is empty'* ]]
+}
+
 @test "errors: missing executable (absolute path)" {
 	set_args /nonexistent
 	create_fails

@@ -349,6 +349,17 @@ test_duplicate_in_large_object (void)
   free (err);
 }
 
+static void
+test_annotation_empty_key (void)
+{
+  static const char doc[] = "{\"ociVersion\": \"1.0.0\", \"annotations\": {\"a\": \"1\", \"\": \"2\"}}";
+  oci_config *c = NULL;
+  char *err = NULL;
+  CHECK (oci_config_parse_data (doc, sizeof doc - 1, &c, &err) < 0);
+  CHECK_STR (err, "config.json: .annotations: a key is empty");
+  free (err);
+}
+
 /* ------------------------------------------------------------------ values */
 
 static void
@@ -979,7 +990,7 @@ test_generate_value (void)
 
 UNIT_MAIN (T (test_config_errors), T (test_config_wrapper_errors), T (test_parse_file_errors),
            T (test_state_errors), T (test_features_errors), T (test_process_errors), T (test_deep_nesting),
-           T (test_duplicate_in_large_object), T (test_full_config_values), T (test_null_means_absent),
+           T (test_duplicate_in_large_object), T (test_annotation_empty_key), T (test_full_config_values), T (test_null_means_absent),
            T (test_unknown_fields_ignored), T (test_roundtrip_config), T (test_roundtrip_state),
            T (test_roundtrip_features), T (test_generate_rules), T (test_generate_errors),
            T (test_schema_documents), T (test_tables_cover_structs), T (test_quote_and_paths), T (test_features_document),
