@@ -114,6 +114,29 @@ setup() { common_setup; }
 	[ -c "$BUNDLE/rootfs/$TESTDIR/hostdir/node" ]
 }
 
+@test "linux.devices: a path where the rootfs holds a regular file is refused, naming it; the same device twice is fine" {
+	requires_ocisbx "runc 1.1 skips the entry silently (no device, no error)"
+	echo data >"$BUNDLE/rootfs/mydev"
+	config_add linux.devices '{"path":"/mydev","type":"c","major":1,"minor":3}'
+	snapshot_host
+	set_args sh -c 'echo RAN'
+	run run_container "$CID"
+	echo "status $status: $output"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *RAN* ]]
+	[[ "$output" == *'config.json: .linux.devices: `/mydev` exists in the rootfs and is not that device'* ]]
+	[ "$(cat "$BUNDLE/rootfs/mydev")" = data ]
+	assert_nothing_left
+	# an entry for a default device (/dev/null, 1:3) is that device: taken
+	make_config
+	config_add linux.devices '{"path":"/dev/null","type":"c","major":1,"minor":3}'
+	set_args sh -c 'stat -c "%t:%T" /dev/null'
+	run run_container "$CID"
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$output" = "1:3" ]
+}
+
 @test "linux.devices: a relative path is refused, naming the field" {
 	requires_ocisbx "error text"
 	config_add linux.devices '{"path":"dev/rel","type":"c","major":1,"minor":3}'

@@ -223,8 +223,19 @@ static int
 rec_mknodat (int dirfd, const char *path, mode_t mode, dev_t dev)
 {
   char d[PATH_MAX];
+  char host[PATH_MAX], at[PATH_MAX];
+  int fd;
+
   rec ("mknod %s/%s %c %u:%u %04o", show_fd (dirfd, d), path, S_ISCHR (mode) ? 'c' : S_ISBLK (mode) ? 'b' : 'p',
        major (dev), minor (dev), mode & 07777);
+  /* The node is found there already (EEXIST), as the device asked for: the host's of
+     that name bound on an empty file (the sequence has a mount namespace of its own) */
+  snprintf (host, sizeof host, "/dev/%s", path);
+  snprintf (at, sizeof at, "/proc/self/fd/%d/%s", dirfd, path);
+  fd = openat (dirfd, path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0)
+    close (fd);
+  mount (host, at, NULL, MS_BIND, NULL);
   errno = EEXIST;
   return -1;
 }

@@ -114,9 +114,19 @@ make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, o
     }
   if (sys->mknodat (dirfd, base, n->type | (n->mode & 07777), makedev (n->major, n->minor)) < 0)
     {
-      if (errno == EEXIST)
-        return 0; /* already there (a bind, an earlier entry): leave it, as runc does */
-      return err_set (err, errno, "mknod `%s`", n->path);
+      struct stat st;
+
+      if (errno != EEXIST)
+        return err_set (err, errno, "mknod `%s`", n->path);
+      /* Already there: the same device (an earlier entry) is left as it is; anything
+         else (a file of the rootfs) is not that device: refused, never skipped
+         (runc 1.1 skips it silently). */
+      if (fstatat (dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return err_set (err, errno, "stat `%s`", n->path);
+      if ((st.st_mode & S_IFMT) == n->type && (n->type == S_IFIFO || st.st_rdev == makedev (n->major, n->minor)))
+        return 0;
+      return err_set (err, EEXIST, "config.json: .linux.devices: `%s` exists in the rootfs and is not that device",
+                      n->path);
     }
   return fix_node (dirfd, base, n, err);
 }
