@@ -554,3 +554,30 @@ screen_container() {
 @test "rootless screen: exec -t: 10 MB of output reach the terminal complete and in order" { screen_rootless; screen_bulk exec; }
 @test "rootless screen: run: stdin a pipe or a file, with a terminal and without: the data and its end" { screen_rootless; screen_stdin run; }
 @test "rootless screen: exec: stdin a pipe or a file, with -t and without: the data and its end" { screen_rootless; screen_stdin exec; }
+# --- overlay runs (overlay.bats has the rest) ---------------------------------------
+
+@test "rootless: run --ephemeral and --overlay-upper on the user's rootfs (overlayfs in a user namespace)" {
+	requires_ocisbx "the io.github.ocisbx.rootfs.overlay annotation is ocisbx's"
+	local rootfs="$TESTDIR/rootfs" up="$TESTDIR/up" before
+	cp -a "$RL_DIR/rootfs" "$rootfs"
+	chown -R -h "$RL_USER:" "$rootfs"
+	config_set root.path "\"$rootfs\""
+	config_set root.readonly false
+	before=$(tree_sum "$rootfs")
+	set_args sh -c 'echo new >/new && echo changed >>/etc/passwd && rm /bin/ls && cat /new'
+	run rl_run run --ephemeral "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$output" = new ]
+	[ "$(tree_sum "$rootfs")" = "$before" ]
+	run rl_run run --overlay-upper "$up" "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(tree_sum "$rootfs")" = "$before" ]
+	[ "$(stat -c %u "$up/upper/new")" = "$RL_UID" ]
+	set_args sh -c 'cat /new && test ! -e /bin/ls'
+	run rl_run run --overlay-upper "$up" "$CID"
+	[ "$status" -eq 0 ] && [ "$output" = new ]
+	[ -z "$(rl list -q)" ]
+	! grep -q " $rootfs " /proc/self/mountinfo
+}

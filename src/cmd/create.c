@@ -16,7 +16,11 @@ static const char create_help[] =
   "      --console-socket S   send the pty master to the unix socket S\n"
   "      --preserve-fds N     pass fds 3 .. 3+N-1 on to the container\n"
   "      --no-pivot           chroot instead of pivot_root (the rootfs is on a ramfs)\n"
-  "      --no-new-keyring     keep the caller's session keyring\n";
+  "      --no-new-keyring     keep the caller's session keyring\n"
+  "      --ephemeral          the rootfs as an overlay's lower layer, its upper on a\n"
+  "                           tmpfs thrown away with the container: the rootfs is\n"
+  "                           never written\n"
+  "      --overlay-upper DIR  the same, the upper layer kept in DIR (DIR/upper)\n";
 
 static const char run_help[] =
   "Usage: ocisbx run [OPTIONS] CONTAINER-ID\n\n"
@@ -33,7 +37,12 @@ static const char run_help[] =
   "      --preserve-fds N     pass fds 3 .. 3+N-1 on to the container\n"
   "      --no-pivot           chroot instead of pivot_root\n"
   "      --no-new-keyring     keep the caller's session keyring\n"
-  "      --no-subreaper       accepted for runc compatibility\n";
+  "      --no-subreaper       accepted for runc compatibility\n"
+  "      --ephemeral          the rootfs as an overlay's lower layer, its upper on a\n"
+  "                           tmpfs thrown away with the container: the rootfs is\n"
+  "                           never written\n"
+  "      --overlay-upper DIR  the same, the upper layer kept in DIR (DIR/upper)\n"
+  "  (both set config.json's annotation io.github.ocisbx.rootfs.overlay)\n";
 
 int
 cmd_parse_create_opts (const ocisbx_globals *g, int argc, char **argv, bool run, container_opts *o)
@@ -47,6 +56,8 @@ cmd_parse_create_opts (const ocisbx_globals *g, int argc, char **argv, bool run,
     OPT_NO_NEW_KEYRING,
     OPT_KEEP,
     OPT_NO_SUBREAPER,
+    OPT_EPHEMERAL,
+    OPT_OVERLAY_UPPER,
   };
   static const struct option opts[] = {
     { "bundle", required_argument, NULL, 'b' },
@@ -58,6 +69,8 @@ cmd_parse_create_opts (const ocisbx_globals *g, int argc, char **argv, bool run,
     { "detach", no_argument, NULL, 'd' },
     { "keep", no_argument, NULL, OPT_KEEP },
     { "no-subreaper", no_argument, NULL, OPT_NO_SUBREAPER },
+    { "ephemeral", no_argument, NULL, OPT_EPHEMERAL },
+    { "overlay-upper", required_argument, NULL, OPT_OVERLAY_UPPER },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -108,6 +121,12 @@ cmd_parse_create_opts (const ocisbx_globals *g, int argc, char **argv, bool run,
           o->keep = true;
           break;
         case OPT_NO_SUBREAPER:
+          break;
+        case OPT_EPHEMERAL:
+          o->ephemeral = true;
+          break;
+        case OPT_OVERLAY_UPPER:
+          o->overlay_upper = optarg;
           break;
         case 'h':
           fputs (run ? run_help : create_help, stdout);

@@ -21,6 +21,7 @@
 #include "core/process/mempolicy.h"
 #include "core/rootfs/mount_options.h"
 #include "core/seccomp/seccomp.h"
+#include "core/rootfs/rootfs.h"
 #include "core/utils.h"
 
 static const char *const hook_kinds[] = {
@@ -173,18 +174,6 @@ linux_features (void)
   return l;
 }
 
-static void
-annotate (ocispec_map *m, const char *key, const char *value)
-{
-  m->keys = realloc (m->keys, (m->len + 1) * sizeof (char *));
-  m->values = realloc (m->values, (m->len + 1) * sizeof (char *));
-  if (m->keys == NULL || m->values == NULL)
-    abort ();
-  m->keys[m->len] = xstrdup (key);
-  m->values[m->len] = xstrdup (value);
-  m->len++;
-}
-
 int
 features_document (oci_features **out, ocisbx_err **err)
 {
@@ -200,10 +189,12 @@ features_document (oci_features **out, ocisbx_err **err)
       strv_push (&f->mount_options, &f->mount_options_len, *o);
   f->linux_ = linux_features ();
 
-  annotate (&f->annotations, "io.github.ocisbx.version", PACKAGE_VERSION);
-  annotate (&f->annotations, "io.github.ocisbx.commit", GIT_COMMIT);
+  map_set (&f->annotations, "io.github.ocisbx.version", PACKAGE_VERSION);
+  map_set (&f->annotations, "io.github.ocisbx.commit", GIT_COMMIT);
   /* read from config.json by every exec: its values */
-  annotate (&f->annotations, EXEC_KILL_TREE_ANNOTATION, "true|false");
+  map_set (&f->annotations, EXEC_KILL_TREE_ANNOTATION, "true|false");
+  /* read by create and run (rootfs/overlay.c) */
+  map_set (&f->annotations, ROOTFS_OVERLAY_ANNOTATION, "ephemeral|/absolute/upper/dir");
   *out = f;
   return 0;
 }

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ocispec.h"
+
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
@@ -573,4 +575,23 @@ passwd_field (const char *file, uid_t uid, int field)
       || lines_each_fd (fd, PASSWD_MAX, buf, sizeof buf, passwd_each, &w) <= 0)
     return NULL;
   return w.out;
+}
+
+void
+map_set (ocispec_map *m, const char *key, const char *value)
+{
+  for (size_t i = 0; i < m->len; i++)
+    if (strcmp (m->keys[i], key) == 0)
+      {
+        free (m->values[i]);
+        m->values[i] = xstrdup (value);
+        return;
+      }
+  m->keys = realloc (m->keys, (m->len + 1) * sizeof (char *));
+  m->values = realloc (m->values, (m->len + 1) * sizeof (char *));
+  if (m->keys == NULL || m->values == NULL)
+    abort ();
+  m->keys[m->len] = xstrdup (key);
+  m->values[m->len] = xstrdup (value);
+  m->len++;
 }

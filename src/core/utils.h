@@ -61,6 +61,10 @@ steal_ptr (void *pp)
 void *xmalloc (size_t n);  /* uninitialised: for large buffers only partly filled */
 void *xmalloc0 (size_t n);
 char *xstrdup (const char *s);
+/* KEY set to VALUE in the string map M (config.json's annotations): replaced, or added
+   at the end; both copied. */
+struct ocispec_map;
+void map_set (struct ocispec_map *m, const char *key, const char *value);
 char *xasprintf (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
 
 /* Retry on EINTR, loop on short writes. */

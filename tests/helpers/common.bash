@@ -328,6 +328,16 @@ test_mounts() {
 	awk -v d="$TESTDIR/" 'index($4, d) == 1 || index($5, d) == 1 {print $4, $5}' /proc/self/mountinfo | sort
 }
 
+# tree_sum DIR: a checksum of DIR's tree: every entry's path, type, mode, owner, size,
+# mtime and link target, and every file's content.
+tree_sum() {
+	(
+		cd "$1" || exit 1
+		find . -printf '%p %y %m %U %G %s %T@ %l\n' | LC_ALL=C sort
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum
+	) | sha256sum
+}
+
 # snapshot_host / assert_nothing_left: after a failed create nothing of it may
 # remain: no state entries, no new mounts, no processes, no cgroups.
 snapshot_host() {

@@ -28,6 +28,9 @@
 
 static char rec_log[16384];
 static const char *rec_rootfs; /* shown as "R" in the log */
+static char rec_tmpfs[PATH_MAX]; /* when set, a tmpfs's fsmount gives this directory ("T") */
+static char rec_fsname[32];      /* the last fsopen's */
+static const char *rec_refuse;   /* fsopen refuses this file system (ENODEV) */
 static int rec_proc = -1;      /* the host's /proc, still readable after the chroot */
 
 static void __attribute__ ((format (printf, 1, 2)))
@@ -61,7 +64,9 @@ show (const char *path, char buf[PATH_MAX])
           path = tmp;
         }
     }
-  if (rl && strncmp (path, rec_rootfs, rl) == 0 && (path[rl] == '/' || path[rl] == '\0'))
+  if (rec_tmpfs[0] && strncmp (path, rec_tmpfs, strlen (rec_tmpfs)) == 0)
+    snprintf (buf, PATH_MAX, "T%s", path + strlen (rec_tmpfs));
+  else if (rl && strncmp (path, rec_rootfs, rl) == 0 && (path[rl] == '/' || path[rl] == '\0'))
     snprintf (buf, PATH_MAX, "R%s", path + rl);
   else
     snprintf (buf, PATH_MAX, "%s", path);
@@ -167,8 +172,11 @@ static int
 rec_move_mount (int from_dfd, const char *from, int to_dfd, const char *to, unsigned flags)
 {
   char f[PATH_MAX], t[PATH_MAX];
-  rec ("move_mount %s%s%s -> %s%s%s", show_fd (from_dfd, f), *from ? "/" : "", from,
-       show_fd (to_dfd, t), *to ? "/" : "", to);
+  if (*to == '/') /* an absolute target: the path alone */
+    rec ("move_mount %s -> %s", show_fd (from_dfd, f), show (to, t));
+  else
+    rec ("move_mount %s%s%s -> %s%s%s", show_fd (from_dfd, f), *from ? "/" : "", from,
+         show_fd (to_dfd, t), *to ? "/" : "", to);
   return 0;
 }
 
@@ -186,14 +194,23 @@ static int
 rec_fsopen (const char *fsname, unsigned flags)
 {
   rec ("fsopen %s", fsname);
+  snprintf (rec_fsname, sizeof rec_fsname, "%s", fsname);
+  if (rec_refuse && strcmp (fsname, rec_refuse) == 0)
+    {
+      errno = ENODEV;
+      return -1;
+    }
   return memfd_create ("fs-context", MFD_CLOEXEC);
 }
 
 static int
 rec_fsconfig (int fd, unsigned cmd, const char *key, const void *value, int aux)
 {
+  char b[PATH_MAX];
   if (cmd == FSCONFIG_SET_STRING)
-    rec ("fsconfig %s=%s", key, (const char *) value);
+    rec ("fsconfig %s=%s", key, show (value, b));
+  else if (cmd == FSCONFIG_SET_FLAG)
+    rec ("fsconfig %s", key);
   else
     rec ("fsconfig cmd %u", cmd);
   return 0;
@@ -203,6 +220,10 @@ static int
 rec_fsmount (int fd, unsigned flags, unsigned attr_flags)
 {
   rec ("fsmount attr=%#x", attr_flags);
+  if (rec_tmpfs[0] && strcmp (rec_fsname, "tmpfs") == 0)
+    return open (rec_tmpfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (strcmp (rec_fsname, "overlay") == 0) /* the overlay: the rootfs as it is */
+    return open (rec_rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
   return memfd_create ("fsmount", MFD_CLOEXEC);
 }
 
@@ -292,6 +313,10 @@ enter_namespaces (void)
 /* The three steps for CONFIG_JSON on a scratch rootfs (files listed in FILES,
    NULL-terminated, made there first); the log of calls in rec_log.  Returns false
    (and sets a skip) when the namespaces cannot be made here. */
+/* The overlay of the next run_sequence (rootfs_ctx.overlay, .overlay_dir). */
+static rootfs_overlay_kind seq_overlay;
+static const char *seq_overlay_dir;
+
 static bool
 run_sequence (const char *config_json, const char *const *files, bool userns)
 {
@@ -321,7 +346,8 @@ run_sequence (const char *config_json, const char *const *files, bool userns)
   if (pid == 0)
     {
       rootfs_pseudo pseudo = { 0 };
-      rootfs_ctx ctx = { .cfg = cfg, .rootfs = rootfs, .bundle = dir, .userns = userns, .pseudo = &pseudo };
+      rootfs_ctx ctx = { .cfg = cfg, .rootfs = rootfs, .bundle = dir, .userns = userns, .pseudo = &pseudo,
+                         .overlay = seq_overlay, .overlay_dir = seq_overlay_dir };
       ocisbx_err *err = NULL;
       int rootfd = -1;
 
@@ -514,4 +540,61 @@ test_rootfs_propagation (void)
     }
 }
 
-UNIT_MAIN (T (test_spec_default), T (test_spec_userns), T (test_bind_propagation), T (test_rootfs_propagation))
+/* The rootfs as an overlay's lower layer (overlay.c), in place of the bind onto itself:
+   the layers as fds.  Ephemeral: a tmpfs (here the directory T) mounted on the rootfs
+   first, its upper/ and work/ made; the overlay on top of it; userxattr in a user
+   namespace.  Kept: DIR/upper and DIR/work. */
+#define CALLS_OVERLAY(upper, work, flags)                                                          \
+  "fsopen overlay\n"                                                                               \
+  "fsconfig lowerdir=R\n"                                                                          \
+  "fsconfig upperdir=" upper "\n"                                                                  \
+  "fsconfig workdir=" work "\n" flags "fsconfig cmd 6\n"                                           \
+  "fsmount attr=0\n"                                                                               \
+  "move_mount R -> R\n"
+#define CALLS_TMPFS_UPPER                                                                          \
+  "fsopen tmpfs\n"                                                                                 \
+  "fsconfig mode=0700\n"                                                                           \
+  "fsconfig cmd 6\n"                                                                               \
+  "fsmount attr=0x6\n"                                                                             \
+  "move_mount T -> R\n"
+
+static void
+test_overlay (void)
+{
+  char *kept = mktree ();
+
+  snprintf (rec_tmpfs, sizeof rec_tmpfs, "%s", kept ? kept : "");
+  mkdirs (kept, "tmpfs");
+  strcat (rec_tmpfs, "/tmpfs");
+  seq_overlay = ROOTFS_OVERLAY_EPHEMERAL;
+  if (run_sequence (CFG ("{\"path\":\"rootfs\"}", "[]", "{}"), NULL, false))
+    CHECK_CALLS (PRIVATE CALLS_TMPFS_UPPER CALLS_OVERLAY ("T/upper", "T/work", "") CALLS_MKNOD CALLS_PIVOT);
+  rmtree (xasprintf ("%s", rec_tmpfs));
+  mkdirs (kept, "tmpfs");
+  if (run_sequence (CFG ("{\"path\":\"rootfs\"}", "[]", "{}"), NULL, true))
+    CHECK_CALLS (PRIVATE CALLS_TMPFS_UPPER CALLS_OVERLAY ("T/upper", "T/work", "fsconfig userxattr\n")
+                   CALLS_HOST_NODES CALLS_PIVOT);
+  /* kept: DIR's upper/ and work/ */
+  rmtree (xasprintf ("%s", rec_tmpfs));
+  mkdirs (kept, "upper");
+  mkdirs (kept, "work");
+  snprintf (rec_tmpfs, sizeof rec_tmpfs, "%s", kept);
+  seq_overlay = ROOTFS_OVERLAY_KEPT;
+  seq_overlay_dir = kept;
+  if (run_sequence (CFG ("{\"path\":\"rootfs\"}", "[]", "{}"), NULL, false))
+    CHECK_CALLS (PRIVATE CALLS_OVERLAY ("T/upper", "T/work", "") CALLS_MKNOD CALLS_PIVOT);
+  /* no overlayfs: the error says so, nothing is mounted */
+  rec_refuse = "overlay";
+  if (run_sequence (CFG ("{\"path\":\"rootfs\"}", "[]", "{}"), NULL, false))
+    CHECK_CALLS (PRIVATE "fsopen overlay\n"
+                 "error: rootfs: io.github.ocisbx.rootfs.overlay: the kernel has no overlayfs (modprobe "
+                 "overlay): No such device\n");
+  rec_refuse = NULL;
+  seq_overlay = ROOTFS_OVERLAY_NONE;
+  seq_overlay_dir = NULL;
+  rec_tmpfs[0] = '\0';
+  rmtree (kept);
+}
+
+UNIT_MAIN (T (test_spec_default), T (test_spec_userns), T (test_bind_propagation), T (test_rootfs_propagation),
+           T (test_overlay))

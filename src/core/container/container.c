@@ -74,6 +74,32 @@ validate_root (create_ctx *c, ocisbx_err **err)
   return 0;
 }
 
+/* The overlay annotation (--ephemeral and --overlay-upper set it), and a kept upper's
+   directory checked and made: the one thing the parent makes before the state dir,
+   the user's to keep. */
+static int
+prepare_overlay (create_ctx *c, ocisbx_err **err)
+{
+  const char *dir;
+
+  if (c->o->ephemeral && c->o->overlay_upper)
+    return err_set (err, 0, "--ephemeral and --overlay-upper: one or the other");
+  if (c->o->ephemeral)
+    map_set (&c->cfg->annotations, ROOTFS_OVERLAY_ANNOTATION, "ephemeral");
+  if (c->o->overlay_upper)
+    {
+      cleanup_free char *abs = absolute_path (c->o->overlay_upper);
+      if (abs == NULL)
+        return err_set (err, errno, "--overlay-upper `%s`", c->o->overlay_upper);
+      map_set (&c->cfg->annotations, ROOTFS_OVERLAY_ANNOTATION, abs);
+    }
+  if (rootfs_overlay_parse (&c->cfg->annotations, &c->overlay, &dir, err) < 0)
+    return -1;
+  if (c->overlay == ROOTFS_OVERLAY_KEPT)
+    return rootfs_overlay_prepare (dir, c->rootfs, &c->overlay_dir, err);
+  return 0;
+}
+
 static int
 validate_namespaces (create_ctx *c, ocisbx_err **err)
 {
@@ -190,6 +216,8 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
                     c->cfg->linux_ ? c->cfg->linux_->mount_label : NULL, err) < 0)
     return -1;
   if (exec_kill_tree_annotation (&c->cfg->annotations, &kill_tree, err) < 0)
+    return -1;
+  if (prepare_overlay (c, err) < 0)
     return -1;
   if (c->cfg->hooks)
     {
@@ -373,6 +401,8 @@ clone_init (create_ctx *c, ocisbx_err **err)
     .cgroup_path = cgroup_path (c->cgroup),
     .cgroup = c->cgroup,
     .pseudo = &c->pseudo,
+    .overlay = c->overlay,
+    .overlay_dir = c->overlay_dir,
   };
 
   /* From the clone on, our memory and fds are in the container: none of its processes
@@ -641,6 +671,7 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   free (c->bundle);
   free (c->config_path);
   free (c->rootfs);
+  free (c->overlay_dir);
   free (c->created);
   memset (c, 0, sizeof *c);
 }

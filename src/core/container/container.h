@@ -43,6 +43,10 @@ typedef struct container_opts
   bool no_new_keyring;        /* --no-new-keyring */
   bool systemd_cgroup;        /* --systemd-cgroup */
   bool rootless;              /* --rootless true */
+  /* --ephemeral, --overlay-upper DIR: config.json's annotation
+     io.github.ocisbx.rootfs.overlay (rootfs.h) set to "ephemeral" or DIR (absolute) */
+  bool ephemeral;
+  const char *overlay_upper;
   /* run only */
   bool detach; /* -d */
   bool keep;   /* --keep */

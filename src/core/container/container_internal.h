@@ -39,6 +39,8 @@ typedef struct create_ctx
   char *bundle;      /* absolute */
   char *config_path; /* absolute */
   char *rootfs;      /* absolute, symlinks resolved */
+  rootfs_overlay_kind overlay; /* io.github.ocisbx.rootfs.overlay (rootfs/overlay.c) */
+  char *overlay_dir; /* a kept upper's directory, resolved */
 
   /* parent resources */
   int rootfd;  /* --root */

@@ -74,6 +74,22 @@ containing_mount (const char *path)
   return xstrdup (h.mp);
 }
 
+/* The rootfs as an overlay's lower layer (overlay.c): opened by the init, or by the
+   runtime where the init cannot reach it (as bind_rootfs below). */
+static int
+overlay_rootfs (const rootfs_ctx *ctx, ocisbx_err **err)
+{
+  cleanup_close int lower = open (ctx->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+  if (lower < 0 && (errno == EACCES || errno == EPERM) && ctx->runtime_source != NULL)
+    lower = ctx->runtime_source (ctx->runtime_source_arg, ROOTFS_SOURCE, -1, err);
+  else if (lower < 0)
+    return err_set (err, errno, "open `%s`", ctx->rootfs);
+  if (lower < 0)
+    return -1;
+  return rootfs_overlay_mount (ctx, lower, err);
+}
+
 /* The rootfs bound onto itself: the mount that holds every config mount and that
    pivot_root makes the root; an O_PATH fd of it.  In a user namespace the container's
    root may not reach the rootfs (a bundle in a directory of host root's, mode 0700):
@@ -85,6 +101,8 @@ bind_rootfs (const rootfs_ctx *ctx, ocisbx_err **err)
   cleanup_close int tree = -1;
   int fd;
 
+  if (ctx->overlay != ROOTFS_OVERLAY_NONE)
+    return overlay_rootfs (ctx, err);
   if (sys->mount (ctx->rootfs, ctx->rootfs, NULL, MS_BIND | MS_REC, NULL) == 0)
     {
       fd = open (ctx->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -1,7 +1,8 @@
 /* The container's filesystem, in three steps called by container_init.c in the init
  * (already in its new mount namespace, and its user namespace when there is one):
  *
- *   rootfs_setup ()    propagation of "/", bind the rootfs onto itself, every config
+ *   rootfs_setup ()    propagation of "/", bind the rootfs onto itself (or mount the
+ *                      overlay whose lower layer it is: overlay.c), every config
  *                      mount in order (destinations resolved inside the rootfs), /dev:
  *                      the default devices and links, linux.devices
  *   -- createRuntime/createContainer hooks run here (before pivot_root) --
@@ -55,6 +56,17 @@ typedef struct rootfs_pseudo
 
 /* Closes the fds and frees the destinations (rootfs_finalize does it when done). */
 void rootfs_pseudo_clear (rootfs_pseudo *p);
+/* The rootfs as an overlay's lower layer (overlay.c): config.json's annotation, whose
+   value is "ephemeral" (upper on a tmpfs of the container's mount namespace) or an
+   absolute directory that keeps it (DIR/upper, DIR/work, DIR/lower). */
+#define ROOTFS_OVERLAY_ANNOTATION "io.github.ocisbx.rootfs.overlay"
+
+typedef enum rootfs_overlay_kind
+{
+  ROOTFS_OVERLAY_NONE = 0,
+  ROOTFS_OVERLAY_EPHEMERAL,
+  ROOTFS_OVERLAY_KEPT,
+} rootfs_overlay_kind;
 
 typedef struct rootfs_ctx
 {
@@ -66,6 +78,8 @@ typedef struct rootfs_ctx
   bool new_cgroupns;       /* the container has its own cgroup namespace */
   const char *cgroup_path; /* the container's cgroup path (relative to hierarchy roots), for cgroup mounts */
   const struct cgroup_manager *cgroup; /* when set, the per-hierarchy paths come from it */
+  rootfs_overlay_kind overlay; /* the rootfs as an overlay's lower layer */
+  const char *overlay_dir; /* ROOTFS_OVERLAY_KEPT: the checked DIR (rootfs_overlay_prepare) */
   rootfs_procfd procfd;    /* set by rootfs_setup for the mounts it makes; leave it 0 */
   rootfs_pseudo *pseudo;   /* required: filled by rootfs_setup, used and cleared by
                               rootfs_finalize (the caller's, zeroed) */
@@ -88,6 +102,18 @@ void rootfs_absolute_destinations (oci_config *cfg);
    mappings, rootfsPropagation, devices, masked/read-only paths, sysctl keys.  Errors
    name the field: `config.json: .mounts[2].destination: "tmp" is not an absolute path`. */
 int rootfs_validate_config (const oci_config *cfg, ocisbx_err **err);
+
+/* The annotation's value (in the parent): *KIND, and *DIR (pointing into ANNOTATIONS)
+   for a kept upper; an error names the annotation. */
+int rootfs_overlay_parse (const struct ocispec_map *annotations, rootfs_overlay_kind *kind, const char **dir,
+                          ocisbx_err **err);
+/* A kept upper's DIR, in the parent before anything else is made: created if missing,
+   outside ROOTFS, empty (upper/, work/ and lower are made) or a previous upper of the
+   same ROOTFS; *REAL_DIR its resolved path (malloc'd). */
+int rootfs_overlay_prepare (const char *dir, const char *rootfs, char **real_dir, ocisbx_err **err);
+/* In the init, in place of the rootfs bound onto itself: the overlay of LOWERFD (the
+   rootfs) mounted onto ctx->rootfs; returns its fd. */
+int rootfs_overlay_mount (const rootfs_ctx *ctx, int lowerfd, ocisbx_err **err);
 
 /* Without a new mount namespace (the runtime's own, or one joined by path) the root is
    still built in a private one: rootfs_setup_ns_enter keeps the shared namespace in
