@@ -17,8 +17,38 @@ setup() {
 }
 
 teardown() {
+	local mp
+	# the btrfs tests' loop mount (common_teardown would only detach it lazily)
+	if [ -n "${BTRFS_MNT:-}" ]; then
+		for mp in $(awk -v d="$BTRFS_MNT" '$5 == d || index($5, d "/") == 1 {print $5}' /proc/self/mountinfo | sort -r); do
+			umount "$mp" 2>/dev/null || umount -l "$mp"
+		done
+	fi
 	common_teardown
 }
+
+# btrfs_rootfs: the rootfs moved into a subvolume of a btrfs on a loop file
+# ($BTRFS_MNT/rootfs-sv, as standalone.bats's subvolume test); $RFS is its path.
+btrfs_rootfs() {
+	requires_tool mkfs.btrfs btrfs-progs
+	requires_tool btrfs btrfs-progs
+	grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null || skip "the kernel has no btrfs"
+	[ -e /dev/loop-control ] || skip "no loop devices (/dev/loop-control)"
+	losetup -f >/dev/null 2>&1 || skip "no free loop device"
+	truncate -s 200M "$TESTDIR/btrfs.img"
+	mkfs.btrfs -q "$TESTDIR/btrfs.img" >/dev/null
+	BTRFS_MNT="$TESTDIR/btrfs"
+	mkdir -p "$BTRFS_MNT"
+	mount -o loop "$TESTDIR/btrfs.img" "$BTRFS_MNT" || skip "cannot loop-mount a btrfs image here"
+	btrfs -q subvolume create "$BTRFS_MNT/rootfs-sv" >/dev/null
+	cp -a "$BUNDLE/rootfs/." "$BTRFS_MNT/rootfs-sv/"
+	rm -rf "$BUNDLE/rootfs"
+	RFS="$BTRFS_MNT/rootfs-sv"
+	config_set root.path "\"$RFS\""
+}
+
+# subvolumes: the subvolumes of the loop btrfs, one a line
+subvolumes() { btrfs subvolume list -o "$BTRFS_MNT" | awk '{print $NF}' | sort; }
 
 # what a run does to its root: a new file, a file changed, one removed, a new dir
 WRITES='echo new >/new && echo changed >>/etc/passwd && rm /bin/ls && mkdir /d && echo done'
@@ -187,4 +217,85 @@ WRITES='echo new >/new && echo changed >>/etc/passwd && rm /bin/ls && mkdir /d &
 
 @test "overlay: features lists the annotation" {
 	runtime features | grep -q "\"$ANN\": \"ephemeral|/absolute/upper/dir\""
+}
+
+@test "overlay: --ephemeral on a btrfs subvolume runs on a snapshot, destroyed with the container" {
+	btrfs_rootfs
+	local before
+	before=$(tree_sum "$RFS")
+	# the root is the snapshot (a subvolume: inode 256), not an overlay
+	set_args sh -c "$WRITES && stat -c %i / && stat -f -c %t /"
+	run runtime --debug run --ephemeral -b "$BUNDLE" "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"on the btrfs snapshot \`$BTRFS_MNT/.rootfs-sv.ocisbx-$CID\`"* ]]
+	# 9123683e: BTRFS_SUPER_MAGIC
+	[[ "$output" == *$'done\n256\n9123683e'* ]]
+	[ "$(tree_sum "$RFS")" = "$before" ]
+	[ "$(subvolumes)" = rootfs-sv ]
+	[ -z "$(state_entries)" ]
+}
+
+@test "overlay: a btrfs snapshot goes with delete, delete --force, a killed run, a failed create" {
+	btrfs_rootfs
+	local before pid snap
+	before=$(tree_sum "$RFS")
+	snap="$BTRFS_MNT/.rootfs-sv.ocisbx-$CID"
+	# create ... delete: the state names the snapshot as the rootfs
+	set_args sh -c "$WRITES; sleep 1000"
+	create_container "$CID" --ephemeral
+	[ "$(subvolumes)" = "$(printf '.rootfs-sv.ocisbx-%s\nrootfs-sv' "$CID")" ]
+	runtime state "$CID" | grep -q "\"rootfs\": \"$snap\""
+	runtime start "$CID"
+	wait_for_output "done" 5 "the container's writes" cat "$IO/$CID.out"
+	[ -e "$snap/new" ] && [ ! -e "$RFS/new" ]
+	runtime kill "$CID" KILL
+	wait_for_status "$CID" stopped
+	runtime delete "$CID"
+	[ "$(subvolumes)" = rootfs-sv ]
+	# delete --force of a running one
+	create_container "$CID" --ephemeral
+	runtime start "$CID"
+	runtime delete --force "$CID"
+	[ "$(subvolumes)" = rootfs-sv ]
+	# a foreground run killed with SIGKILL: its watcher deletes it
+	rm -f "$TESTDIR/out"
+	OCIT_TAG="$CID" "$OCI_RUNTIME" --root "$ROOT" run --ephemeral -b "$BUNDLE" "$CID" \
+		</dev/null >"$TESTDIR/out" 2>&1 3>&- &
+	pid=$!
+	wait_for_output "done" 5 "the container's writes" cat "$TESTDIR/out"
+	kill -KILL "$pid"
+	wait "$pid" || true
+	wait_for_output "" 10 "the watcher's clean-up" state_entries
+	[ "$(subvolumes)" = rootfs-sv ]
+	# a failed create
+	set_args /no/such/program
+	run runtime create --ephemeral -b "$BUNDLE" "$CID"
+	[ "$status" -ne 0 ]
+	[ "$(subvolumes)" = rootfs-sv ]
+	[ -z "$(state_entries)" ]
+	[ "$(tree_sum "$RFS")" = "$before" ]
+	[ -z "$(awk -v d="$BTRFS_MNT/" 'index($5, d) == 1' /proc/self/mountinfo)" ]
+}
+
+@test "overlay: --ephemeral on a btrfs directory that is no subvolume falls back to the overlay (--debug)" {
+	btrfs_rootfs
+	mkdir "$BTRFS_MNT/plain"
+	cp -a "$RFS/." "$BTRFS_MNT/plain/"
+	config_set root.path "\"$BTRFS_MNT/plain\""
+	set_args sh -c 'echo x >/x'
+	run runtime --debug run --ephemeral -b "$BUNDLE" "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"the rootfs is not a btrfs subvolume: the rootfs as an overlay's lower layer"* ]]
+	[ ! -e "$BTRFS_MNT/plain/x" ]
+	[ "$(subvolumes)" = rootfs-sv ]
+}
+
+@test "overlay: --overlay-upper on a btrfs subvolume is an overlay (no snapshot)" {
+	btrfs_rootfs
+	set_args sh -c 'echo x >/x'
+	runtime run --overlay-upper "$TESTDIR/up" -b "$BUNDLE" "$CID"
+	[ "$(cat "$TESTDIR/up/upper/x")" = x ] && [ ! -e "$RFS/x" ]
+	[ "$(subvolumes)" = rootfs-sv ]
 }

@@ -18,7 +18,8 @@ static const char create_help[] =
   "      --no-pivot           chroot instead of pivot_root (the rootfs is on a ramfs)\n"
   "      --no-new-keyring     keep the caller's session keyring\n"
   "      --ephemeral          the rootfs as an overlay's lower layer, its upper on a\n"
-  "                           tmpfs thrown away with the container: the rootfs is\n"
+  "                           tmpfs thrown away with the container (a btrfs subvolume:\n"
+  "                           a snapshot of it, destroyed at delete): the rootfs is\n"
   "                           never written\n"
   "      --overlay-upper DIR  the same, the upper layer kept in DIR (DIR/upper)\n";
 
@@ -39,7 +40,8 @@ static const char run_help[] =
   "      --no-new-keyring     keep the caller's session keyring\n"
   "      --no-subreaper       accepted for runc compatibility\n"
   "      --ephemeral          the rootfs as an overlay's lower layer, its upper on a\n"
-  "                           tmpfs thrown away with the container: the rootfs is\n"
+  "                           tmpfs thrown away with the container (a btrfs subvolume:\n"
+  "                           a snapshot of it, destroyed at delete): the rootfs is\n"
   "                           never written\n"
   "      --overlay-upper DIR  the same, the upper layer kept in DIR (DIR/upper)\n"
   "  (both set config.json's annotation io.github.ocisbx.rootfs.overlay)\n";

@@ -306,6 +306,40 @@ claim_id (create_ctx *c, ocisbx_err **err)
   return 0;
 }
 
+/* An ephemeral run on a btrfs subvolume works on a snapshot of it (snapshot.c) instead
+   of the tmpfs overlay; whatever prevents it, the overlay it is, and --debug says why. */
+static int
+take_snapshot (create_ctx *c, ocisbx_err **err)
+{
+  cleanup_err ocisbx_err *e = NULL;
+  const char *why;
+
+  if (c->overlay != ROOTFS_OVERLAY_EPHEMERAL)
+    return 0;
+  why = rootfs_snapshot_unusable (c->rootfs);
+  if (why == NULL && rootfs_snapshot_create (c->lockfd, c->rootfs, c->o->id, &c->snapshot, &e) < 0)
+    {
+      if (faccessat (c->lockfd, ROOTFS_SNAPSHOT_RECORD, F_OK, 0) == 0)
+        {
+          *err = e; /* the record could not be written, or removed */
+          e = NULL;
+          return -1;
+        }
+      why = e->msg;
+    }
+  if (why)
+    {
+      log_debug ("%s: ephemeral: %s: the rootfs as an overlay's lower layer, its upper on a tmpfs",
+                 ROOTFS_OVERLAY_ANNOTATION, why);
+      return 0;
+    }
+  log_debug ("%s: ephemeral: on the btrfs snapshot `%s` of `%s`", ROOTFS_OVERLAY_ANNOTATION, c->snapshot, c->rootfs);
+  free (c->rootfs);
+  c->rootfs = xstrdup (c->snapshot);
+  c->overlay = ROOTFS_OVERLAY_NONE;
+  return 0;
+}
+
 static int
 setup_cgroups (create_ctx *c, ocisbx_err **err)
 {
@@ -602,7 +636,7 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
      must happen before the state dir and the cgroups exist. */
   if (protect_exec (c, err) < 0)
     return -1;
-  if (claim_id (c, err) < 0 || setup_notify (c, err) < 0)
+  if (claim_id (c, err) < 0 || setup_notify (c, err) < 0 || take_snapshot (c, err) < 0)
     return -1;
   if (setup_cgroups (c, err) < 0)
     return -1;
@@ -645,6 +679,15 @@ undo_create (create_ctx *c)
       cleanup_free char *doc = create_state_json (c, STATUS_STOPPED);
       hooks_run_all (h->poststop, h->poststop_len, doc, "poststop");
     }
+  {
+    cleanup_err ocisbx_err *e = NULL;
+    cleanup_close int dirfd = openat (c->rootfd, c->o->id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dirfd >= 0 && rootfs_snapshot_cleanup_at (dirfd, &e) < 0)
+      {
+        log_warning ("%s (the state dir stays: `delete` retries)", e->msg);
+        return;
+      }
+  }
   state_dir_remove (c->rootfd, c->o->id, NULL);
 }
 
@@ -672,6 +715,7 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   free (c->config_path);
   free (c->rootfs);
   free (c->overlay_dir);
+  free (c->snapshot);
   free (c->created);
   memset (c, 0, sizeof *c);
 }

@@ -41,6 +41,7 @@ typedef struct create_ctx
   char *rootfs;      /* absolute, symlinks resolved */
   rootfs_overlay_kind overlay; /* io.github.ocisbx.rootfs.overlay (rootfs/overlay.c) */
   char *overlay_dir; /* a kept upper's directory, resolved */
+  char *snapshot;    /* an ephemeral run's btrfs snapshot (rootfs is then this path) */
 
   /* parent resources */
   int rootfd;  /* --root */

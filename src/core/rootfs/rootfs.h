@@ -115,6 +115,19 @@ int rootfs_overlay_prepare (const char *dir, const char *rootfs, char **real_dir
    rootfs) mounted onto ctx->rootfs; returns its fd. */
 int rootfs_overlay_mount (const rootfs_ctx *ctx, int lowerfd, ocisbx_err **err);
 
+/* Ephemeral runs on a btrfs subvolume (snapshot.c), in the parent.  Why ROOTFS cannot
+   be snapshotted (NULL: it can): not a subvolume, or no privilege to destroy the
+   snapshot later. */
+const char *rootfs_snapshot_unusable (const char *rootfs);
+/* A snapshot of ROOTFS beside it (".NAME.ocisbx-ID"), its path recorded first in the
+   state dir STATE_DIRFD (ROOTFS_SNAPSHOT_RECORD); *SNAPSHOT its path (malloc'd). */
+#define ROOTFS_SNAPSHOT_RECORD "snapshot"
+int rootfs_snapshot_create (int state_dirfd, const char *rootfs, const char *id, char **snapshot,
+                            ocisbx_err **err);
+/* The recorded snapshot destroyed and its record removed (none: 0).  Its processes
+   must be gone. */
+int rootfs_snapshot_cleanup_at (int state_dirfd, ocisbx_err **err);
+
 /* Without a new mount namespace (the runtime's own, or one joined by path) the root is
    still built in a private one: rootfs_setup_ns_enter keeps the shared namespace in
    *SHARED_NS and unshares; after rootfs_finalize, rootfs_setup_ns_leave takes a
