@@ -77,6 +77,8 @@ teardown() {
 		rl delete --force "$id" >/dev/null 2>&1
 	done
 	for pid in "${CLEANUP_PIDS[@]}"; do kill -9 "$pid" 2>/dev/null; done
+	# the overlay test's loop btrfs
+	[ -z "${BTRFS_MNT:-}" ] || umount "$BTRFS_MNT" 2>/dev/null || umount -l "$BTRFS_MNT" 2>/dev/null
 	for d in "${CLEANUP_CGROUPS[@]}"; do
 		find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
 	done
@@ -580,4 +582,35 @@ screen_container() {
 	[ "$status" -eq 0 ] && [ "$output" = new ]
 	[ -z "$(rl list -q)" ]
 	! grep -q " $rootfs " /proc/self/mountinfo
+}
+
+@test "rootless: --ephemeral on the user's btrfs subvolume: the overlay (no right to destroy a snapshot), --debug says so" {
+	requires_ocisbx "the io.github.ocisbx.rootfs.overlay annotation is ocisbx's"
+	requires_tool mkfs.btrfs btrfs-progs
+	requires_tool btrfs btrfs-progs
+	grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null || skip "the kernel has no btrfs"
+	losetup -f >/dev/null 2>&1 || skip "no free loop device"
+	local before rfs
+	truncate -s 200M "$TESTDIR/btrfs.img"
+	mkfs.btrfs -q "$TESTDIR/btrfs.img" >/dev/null
+	BTRFS_MNT="$TESTDIR/btrfs"
+	mkdir -p "$BTRFS_MNT"
+	mount -o loop "$TESTDIR/btrfs.img" "$BTRFS_MNT" || skip "cannot loop-mount a btrfs image here"
+	chown "$RL_USER:" "$BTRFS_MNT"
+	rfs="$BTRFS_MNT/rootfs-sv"
+	as_user btrfs -q subvolume create "$rfs" >/dev/null
+	cp -a "$RL_DIR/rootfs/." "$rfs/"
+	chown -R -h "$RL_USER:" "$rfs"
+	config_set root.path "\"$rfs\""
+	config_set root.readonly false
+	before=$(tree_sum "$rfs")
+	set_args sh -c 'echo new >/new && rm /bin/ls && cat /new'
+	run rl_run --debug run --ephemeral "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"deleting a btrfs snapshot later needs CAP_SYS_ADMIN: the rootfs as an overlay's lower layer"* ]]
+	[[ "$output" == *$'\nnew'* ]]
+	[ "$(tree_sum "$rfs")" = "$before" ]
+	[ "$(btrfs subvolume list -o "$BTRFS_MNT" | awk '{print $NF}')" = rootfs-sv ]
+	umount "$BTRFS_MNT"
 }

@@ -30,7 +30,8 @@ static char rec_log[16384];
 static const char *rec_rootfs; /* shown as "R" in the log */
 static char rec_tmpfs[PATH_MAX]; /* when set, a tmpfs's fsmount gives this directory ("T") */
 static char rec_fsname[32];      /* the last fsopen's */
-static const char *rec_refuse;   /* fsopen refuses this file system (ENODEV) */
+static const char *rec_refuse;   /* fsopen refuses this file system (with rec_refuse_errno) */
+static int rec_refuse_errno;
 static int rec_proc = -1;      /* the host's /proc, still readable after the chroot */
 
 static void __attribute__ ((format (printf, 1, 2)))
@@ -197,7 +198,7 @@ rec_fsopen (const char *fsname, unsigned flags)
   snprintf (rec_fsname, sizeof rec_fsname, "%s", fsname);
   if (rec_refuse && strcmp (fsname, rec_refuse) == 0)
     {
-      errno = ENODEV;
+      errno = rec_refuse_errno;
       return -1;
     }
   return memfd_create ("fs-context", MFD_CLOEXEC);
@@ -585,10 +586,17 @@ test_overlay (void)
     CHECK_CALLS (PRIVATE CALLS_OVERLAY ("T/upper", "T/work", "") CALLS_MKNOD CALLS_PIVOT);
   /* no overlayfs: the error says so, nothing is mounted */
   rec_refuse = "overlay";
+  rec_refuse_errno = ENODEV;
   if (run_sequence (CFG ("{\"path\":\"rootfs\"}", "[]", "{}"), NULL, false))
     CHECK_CALLS (PRIVATE "fsopen overlay\n"
                  "error: rootfs: io.github.ocisbx.rootfs.overlay: the kernel has no overlayfs (modprobe "
                  "overlay): No such device\n");
+  /* refused in a user namespace (before Linux 5.11): what is missing is named */
+  rec_refuse_errno = EPERM;
+  if (run_sequence (CFG ("{\"path\":\"rootfs\"}", "[]", "{}"), NULL, true))
+    CHECK_CALLS (PRIVATE "fsopen overlay\n"
+                 "error: rootfs: io.github.ocisbx.rootfs.overlay: the kernel refuses an overlayfs with userxattr "
+                 "in a user namespace (needs Linux >= 5.11): Operation not permitted\n");
   rec_refuse = NULL;
   seq_overlay = ROOTFS_OVERLAY_NONE;
   seq_overlay_dir = NULL;
