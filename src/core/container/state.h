@@ -33,6 +33,7 @@
 #define STATE_FIFO "exec.fifo"
 #define STATE_CGROUPS "cgroups"
 #define STATE_INIT "init"
+/* and "snapshot": an ephemeral run's btrfs snapshot (ROOTFS_SNAPSHOT_RECORD, rootfs.h) */
 #define STATE_ID_MAX 1024
 
 typedef enum container_status
