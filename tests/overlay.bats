@@ -301,3 +301,15 @@ WRITES='echo new >/new && echo changed >>/etc/passwd && rm /bin/ls && mkdir /d &
 	[ "$(cat "$TESTDIR/up/upper/x")" = x ] && [ ! -e "$RFS/x" ]
 	[ "$(subvolumes)" = rootfs-sv ]
 }
+
+@test "overlay: --ephemeral with --no-pivot: the rootfs unchanged, nothing left" {
+	local before
+	before=$(tree_sum "$BUNDLE/rootfs")
+	snapshot_host
+	set_args sh -c "$WRITES"
+	run runtime run --no-pivot --ephemeral -b "$BUNDLE" "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ] && [ "$output" = done ]
+	[ "$(tree_sum "$BUNDLE/rootfs")" = "$before" ]
+	assert_nothing_left
+}
