@@ -114,7 +114,7 @@ setup() { common_setup; }
 	[ -c "$BUNDLE/rootfs/$TESTDIR/hostdir/node" ]
 }
 
-@test "linux.devices: a path where the rootfs holds a regular file is refused, naming it; the same device twice is fine" {
+@test "linux.devices: a path where the rootfs holds a regular file is refused, naming it; a device there is fine" {
 	requires_ocisbx "runc 1.1 skips the entry silently (no device, no error)"
 	echo data >"$BUNDLE/rootfs/mydev"
 	config_add linux.devices '{"path":"/mydev","type":"c","major":1,"minor":3}'
@@ -124,7 +124,7 @@ setup() { common_setup; }
 	echo "status $status: $output"
 	[ "$status" -ne 0 ]
 	[[ "$output" != *RAN* ]]
-	[[ "$output" == *'config.json: .linux.devices: `/mydev` exists in the rootfs and is not that device'* ]]
+	[[ "$output" == *'config.json: .linux.devices: `/mydev` exists in the rootfs and is no device'* ]]
 	[ "$(cat "$BUNDLE/rootfs/mydev")" = data ]
 	assert_nothing_left
 	# an entry for a default device (/dev/null, 1:3) is that device: taken

@@ -96,7 +96,8 @@ fix_node (int dirfd, const char *base, const device_node *n, ocisbx_err **err)
 
 /* N's node; DEVFD, when not -1, is the container's /dev already resolved (N is in it). */
 static int
-make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, ocisbx_err **err)
+make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, bool config_entry,
+           ocisbx_err **err)
 {
   cleanup_free char *dir = NULL, *base = NULL;
   cleanup_close int own = -1;
@@ -118,14 +119,16 @@ make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, o
 
       if (errno != EEXIST)
         return err_set (err, errno, "mknod `%s`", n->path);
-      /* Already there: the same device (an earlier entry) is left as it is; anything
-         else (a file of the rootfs) is not that device: refused, never skipped
-         (runc 1.1 skips it silently). */
+      /* Already there: a node (an earlier entry, the image's) or a link (/dev/ptmx, ours
+         to pts/ptmx) is left as it is, as runc does.  A plain file or a directory of the
+         rootfs is no device at all: a linux.devices entry there is refused, never
+         skipped (runc 1.1 skips it silently); a default device there is left to the
+         checks that use it (the masks want the null device). */
       if (fstatat (dirfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0)
         return err_set (err, errno, "stat `%s`", n->path);
-      if ((st.st_mode & S_IFMT) == n->type && (n->type == S_IFIFO || st.st_rdev == makedev (n->major, n->minor)))
+      if (!config_entry || !(S_ISREG (st.st_mode) || S_ISDIR (st.st_mode)))
         return 0;
-      return err_set (err, EEXIST, "config.json: .linux.devices: `%s` exists in the rootfs and is not that device",
+      return err_set (err, EEXIST, "config.json: .linux.devices: `%s` exists in the rootfs and is no device",
                       n->path);
     }
   return fix_node (dirfd, base, n, err);
@@ -301,7 +304,7 @@ devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
       if (dev < 0)
         return err_wrap (err, "default devices");
       for (size_t i = 0; i < sizeof default_devices / sizeof default_devices[0]; i++)
-        if (make_node (ctx, rootfd, dev, &default_devices[i], err) < 0)
+        if (make_node (ctx, rootfd, dev, &default_devices[i], false, err) < 0)
           return err_wrap (err, "default devices");
       if (make_links (dev, err) < 0)
         return err_wrap (err, "/dev links");
@@ -311,7 +314,7 @@ devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
       {
         device_node n;
         if (node_from_config (&cfg->linux_->devices[i], &n, err) < 0
-            || make_node (ctx, rootfd, -1, &n, err) < 0)
+            || make_node (ctx, rootfd, -1, &n, true, err) < 0)
           return err_wrap (err, "linux.devices[%zu]", i);
       }
   return 0;
