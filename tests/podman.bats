@@ -329,8 +329,7 @@ pm_screen_session() {
 	tmux_type ':q!'
 	tmux_keys Enter
 	tmux_wait_screen '^/ #$'
-	tmux_line 'exit 3'
-	tmux_wait_screen '^rc=3$'
+	tmux_line_until '^rc=3$' 'exit 3'
 }
 
 @test "run -it, exec -it: on a screen (tmux) lines begin at column 0 and vi draws" {

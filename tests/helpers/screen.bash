@@ -116,8 +116,7 @@ screen_display() {
 	tmux_type ':q!'
 	tmux_keys Enter
 	tmux_wait_screen '^/ #$'
-	tmux_line 'clear; echo vi-done'
-	tmux_wait_screen '^vi-done$'
+	tmux_line_until '^vi-done$' 'clear; echo vi-done'
 	# top: its four header rows in place
 	tmux_line 'clear; top'
 	tmux_wait_screen '^ +PID +PPID'
@@ -128,8 +127,7 @@ screen_display() {
 	screen_row_matches 5 '^ +[0-9]+ +[0-9]+ '
 	tmux_type q
 	tmux_wait_screen '^/ #$'
-	tmux_line 'clear; echo top-done'
-	tmux_wait_screen '^top-done$'
+	tmux_line_until '^top-done$' 'clear; echo top-done'
 	# less: a screenful of lines, its prompt at the bottom
 	tmux_line 'clear; seq 100 | less'
 	tmux_wait_screen '^29$'
@@ -137,8 +135,7 @@ screen_display() {
 	screen_row_matches 30 '^[^0-9]'
 	tmux_type q
 	tmux_wait_screen '^/ #$'
-	tmux_line 'clear; echo less-done'
-	tmux_wait_screen '^less-done$'
+	tmux_line_until '^less-done$' 'clear; echo less-done'
 	tmux_line 'exit 0'
 	tmux_wait_screen '^rc=0$'
 }

@@ -62,4 +62,17 @@ tmux_wait_screen() {
 	done
 }
 
+# tmux_line_until ERE LINE: types LINE and Enter until the screen shows ERE (up to 3
+# times, TMUX_DEADLINE in all): input typed while a full-screen program hands the
+# terminal back may be flushed with it (busybox vi's exit), as a person would retype.
+tmux_line_until() {
+	local ere=$1 try
+	shift
+	for try in 1 2 3; do
+		tmux_line "$*"
+		tmux_wait_screen "$ere" $((TMUX_DEADLINE / 3)) 2>/dev/null && return 0
+	done
+	tmux_wait_screen "$ere" 1
+}
+
 tmux_resize() { tmux_cmd resize-window -t t -x "$1" -y "$2"; }
