@@ -17,13 +17,7 @@ setup() {
 }
 
 teardown() {
-	local mp
-	# the btrfs tests' loop mount (common_teardown would only detach it lazily)
-	if [ -n "${BTRFS_MNT:-}" ]; then
-		for mp in $(awk -v d="$BTRFS_MNT" '$5 == d || index($5, d "/") == 1 {print $5}' /proc/self/mountinfo | sort -r); do
-			umount "$mp" 2>/dev/null || umount -l "$mp"
-		done
-	fi
+	unmount_btrfs_loop
 	common_teardown
 }
 

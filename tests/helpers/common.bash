@@ -189,6 +189,16 @@ use_userns() {
 	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
 }
 
+# unmount_btrfs_loop: a btrfs test's loop mount at $BTRFS_MNT, and what is below it, for
+# real (common_teardown would only detach it lazily); nothing when unset.
+unmount_btrfs_loop() {
+	local mp
+	[ -n "${BTRFS_MNT:-}" ] || return 0
+	for mp in $(awk -v d="$BTRFS_MNT" '$5 == d || index($5, d "/") == 1 {print $5}' /proc/self/mountinfo | sort -r); do
+		umount "$mp" 2>/dev/null || umount -l "$mp"
+	done
+}
+
 # --- state ----------------------------------------------------------------------
 
 # json_field KEY [FILE]: prints KEY of a JSON object (stdin by default).
