@@ -10,7 +10,7 @@
 #include "cmd/cmd.h"
 #include "core/features_list.h"
 #include "core/log.h"
-#include "core/ns/rootless.h"
+#include "core/ns/rootless_user.h"
 #include "core/utils.h"
 
 static const ocisbx_command commands[] = {
@@ -144,7 +144,7 @@ main (int argc, char **argv)
     return cmd_fail (err);
   if (g.root == NULL)
     {
-      /* A non-root user's containers live in a directory of its own (rootless.h). */
+      /* A non-root user's containers live in a directory of its own (rootless_user.h). */
       if (rootless_default_root (getenv ("XDG_RUNTIME_DIR"), "/tmp", &default_root, &err) < 0)
         return cmd_fail (err);
       g.root = default_root;

@@ -14,7 +14,7 @@ teardown() { common_teardown; } # a no-op unless the test ran common_setup
 # --- the sources -----------------------------------------------------------------
 
 # "NAME FILE" for every function defined at file scope in the C sources of src/ and
-# libocispec/: GNU style puts its name at column 0, then " (" (dmz.c's __asm__ blocks
+# libocispec/: GNU style puts its name at column 0, then " (" (dmz_main.c's __asm__ blocks
 # look alike; main is once per program).
 defined_functions() {
 	(cd "$SRCDIR" && find src libocispec -name '*.c' -exec grep -oHE '^[A-Za-z_][A-Za-z0-9_]* \(' {} +) |
@@ -29,6 +29,17 @@ defined_functions() {
 	echo "$n functions; defined in more than one file (each wants one shared function, or names saying what each does):"
 	echo "$dup"
 	[ "$n" -ge 500 ] # the scan found the sources
+	[ -z "$dup" ]
+}
+
+@test "source: no two files of src/ share a name" {
+	requires_ocisbx "ocisbx's sources"
+	local n dup
+	n=$(cd "$SRCDIR" && find src -name '*.[ch]' | wc -l)
+	dup=$(cd "$SRCDIR" && find src -name '*.[ch]' | awk -F/ '{c[$NF]++; f[$NF] = f[$NF] " " $0} END {for (k in c) if (c[k] > 1) print k ":" f[k]}' | sort)
+	echo "$n files; names found more than once (a name says what the file does, wherever it is):"
+	echo "$dup"
+	[ "$n" -ge 100 ] # the scan found the sources
 	[ -z "$dup" ]
 }
 

@@ -196,7 +196,7 @@ requires_newuidmap() {
 	CLEANUP_PIDS+=("$(rl state "$CID" | json_field pid)")
 	run rl exec "$CID" sh -c 'id -u; cat /proc/self/uid_map'
 	if [ "$status" -ne 0 ] && [[ "$output" == *"join the container's pid namespace: Operation not permitted"* ]]; then
-		skip "exec (src/core/container/exec.c) joins the pid namespace before the user namespace: unprivileged setns needs the user namespace first"
+		skip "exec (src/core/container/exec_parent.c) joins the pid namespace before the user namespace: unprivileged setns needs the user namespace first"
 	fi
 	[ "$status" -eq 0 ] || { echo "$output"; false; }
 	[ "${lines[0]}" = 0 ]

@@ -80,7 +80,7 @@ SCANNER='
 
 @test "security: a seccomp filter that refuses execveat still starts the container, still protected" {
 	# ocisbx's exec stub is run with execveat: refused here, so ocisbx re-executes
-	# itself from a sealed copy of its binary instead (dmz.h).  Any runtime must start
+	# itself from a sealed copy of its binary instead (dmz_stub.h).  Any runtime must start
 	# the container and apply the filter to its process.
 	private_runtime
 	config_set linux.seccomp '{"defaultAction":"SCMP_ACT_ALLOW","syscalls":[{"names":["execveat"],"action":"SCMP_ACT_ERRNO","errnoRet":38}]}'

@@ -1,6 +1,6 @@
 #include <config.h>
 #include "create_opts.h"
-#include "core/ns/rootless.h"
+#include "core/ns/rootless_user.h"
 
 #include <getopt.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* The exec tree's reaper, part of ocisbx-dmz (dmz.c includes this file: it supplies
+/* The exec tree's reaper, part of ocisbx-dmz (dmz_main.c includes this file: it supplies
    sys6 (), the NR_* numbers and quit ()).
 
    `ocisbx exec --kill-tree` executes the dmz as "ocisbx-dmz-tree OPTS PATH ARGV0
@@ -26,14 +26,14 @@
 
    OPTS: "MASK:NFDS:PIDFD:TTY": MASK the leader's signal mask (signals 1-64 as a hex
    word, bit N-1 for signal N), NFDS and PIDFD decimal (PIDFD "-" when none), TTY "0"
-   or "1".  The system calls made here are those dmz_tree_check (src/core/process/dmz.c) finds
+   or "1".  The system calls made here are those dmz_tree_check (src/core/process/dmz_stub.c) finds
    allowed by the container's seccomp filter. */
 #ifndef OCISBX_DMZ_TREE_H
 #define OCISBX_DMZ_TREE_H
 
 #define TREE_SIGKILL 9
 #define TREE_SIGCHLD 17
-#define TREE_SIG_RUNTIME_GONE 64 /* SIGRTMAX; DMZ_TREE_RUNTIME_GONE in src/core/process/dmz.h */
+#define TREE_SIG_RUNTIME_GONE 64 /* SIGRTMAX; DMZ_TREE_RUNTIME_GONE in src/core/process/dmz_stub.h */
 #define TREE_SIG_BLOCK 0
 #define TREE_SIG_SETMASK 2
 #define TREE_WNOHANG 1

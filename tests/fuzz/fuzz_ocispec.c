@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/container/state.h"
+#include "core/container/state_store.h"
 #include "ocispec.h"
 #include "runtime_spec.h"
 

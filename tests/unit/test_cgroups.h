@@ -19,7 +19,7 @@
 #include "unit_files.h"
 #include "ocispec.h"
 #include "core/cgroups/cgroups.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 #include "core/utils.h"
 
 #ifndef CGROUP2_SUPER_MAGIC

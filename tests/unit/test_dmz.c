@@ -1,4 +1,4 @@
-/* The exec stub (dmz.h): the user-space seccomp evaluator behind dmz_usable, checked
+/* The exec stub (dmz_stub.h): the user-space seccomp evaluator behind dmz_usable, checked
    against hand-made programs and against the kernel itself; the sealed stub and its
    argv contract. */
 #include <config.h>
@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/process/dmz.h"
+#include "core/process/dmz_stub.h"
 #include "core/seccomp/seccomp.h"
 #include "core/utils.h"
 

@@ -16,7 +16,7 @@
 
 #include "core/ns/namespaces.h"
 #include "core/process/process.h"
-#include "core/container/state.h"
+#include "core/container/state_store.h"
 #include "core/container/sync.h"
 #include "core/container/sync_transport.h"
 #include "core/utils.h"

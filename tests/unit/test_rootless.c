@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/ns/rootless.h"
+#include "core/ns/rootless_user.h"
 #include "core/utils.h"
 #include "unit.h"
 #include "unit_files.h"

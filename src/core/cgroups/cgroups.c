@@ -1,6 +1,6 @@
 /* cgroups: the manager — its hierarchies (found from the runtime's own cgroups at
    create, or rebuilt from the saved cgroup_state by cgroup_load) and the accessors
-   over them.  Making the container's cgroups: create.c; the operations on them
+   over them.  Making the container's cgroups: setup.c; the operations on them
    (kill, freeze, update, destroy): ops.c. */
 #include <config.h>
 
@@ -10,7 +10,7 @@
 
 #include "core/log.h"
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 static void
 hier_free (cg_hier *h)

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 /* cpu.shares [2, 262144] -> cpu.weight [1, 10000]. */
 uint64_t

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 static int
 real_write_value (int fd, const char *value)

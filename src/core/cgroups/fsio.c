@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 char *
 cg_file (const cg_hier *h, const char *file)

@@ -11,7 +11,7 @@
  * Anything unusual (rootless, a file that cannot be opened, a kernel without
  * CLONE_INTO_CGROUP) falls back to cgroup_enter () by the parent.
  *
- * The exec stub (dmz.h) is the runtime's, not the container's: on a v1 memory
+ * The exec stub (dmz_stub.h) is the runtime's, not the container's: on a v1 memory
  * hierarchy the init steps back into the runtime's own memory cgroup for the stub's
  * exec, and the stub rejoins the container's before it executes the process (the
  * memory_home and memory fds), so the stub's page tables and stack are not charged to

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 static uint64_t
 oom_kills (const cg_hier *h)

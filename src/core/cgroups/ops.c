@@ -11,7 +11,7 @@
 
 #include "core/log.h"
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 int
 cg_remove_hier (cgroup_manager *m, cg_hier *h, ocisbx_err **err)
@@ -46,7 +46,7 @@ cgroup_destroy (cgroup_manager *m, ocisbx_err **err)
   bool frozen = false;
 
   /* A paused container: kill and thaw first, or its tasks never leave.  Not a cgroup
-     that was there before and frozen by someone else (refuse_frozen, create.c). */
+     that was there before and frozen by someone else (refuse_frozen, setup.c). */
   if (fr && (fr->created > 0 || m->unit) && cgroup_is_frozen (m, &frozen, &e0) == 0 && frozen)
     cgroup_kill_all (m, SIGKILL, &e0);
   err_freep (&e0);

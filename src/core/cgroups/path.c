@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 #define FIELD ".linux.cgroupsPath"
 

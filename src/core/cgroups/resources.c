@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 int
 cg_set (const cgroup_manager *m, const char *ctrl, const char *file, const char *value, bool noop,

@@ -9,7 +9,7 @@
 
 #include "core/log.h"
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 #define F ".linux.resources."
 

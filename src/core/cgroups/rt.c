@@ -22,7 +22,7 @@
 
 #include "core/log.h"
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 #define RT_RUNTIME "cpu.rt_runtime_us"
 #define RT_PERIOD "cpu.rt_period_us"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 #define TEXT_MAGIC "ocisbx-cgroups 1"
 

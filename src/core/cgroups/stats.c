@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 #include "core/cgroups/stats.h"
 
 void

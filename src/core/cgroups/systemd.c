@@ -29,7 +29,7 @@
 
 #include "core/log.h"
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 #include "core/cgroups/stats.h"
 
 #define HELPER "ocisbx-systemd"

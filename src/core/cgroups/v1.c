@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 /* FILE ("cpuset.cpus", "cpuset.mems") of the v1 cpuset cgroup DIR, filled from the
    level above when empty: a cgroup cannot take tasks while either is empty (ENOSPC).

@@ -8,7 +8,7 @@
 
 #include "core/log.h"
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 int
 cg_v2_enable_level (const cgroup_manager *m, const char *dir, const oci_resources *res,

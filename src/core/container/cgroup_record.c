@@ -10,7 +10,7 @@
 
 #include "core/cgroups/cgroups.h"
 #include "core/log.h"
-#include "core/container/state.h"
+#include "core/container/state_store.h"
 #include "core/utils.h"
 
 int

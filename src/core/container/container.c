@@ -362,7 +362,7 @@ setup_cgroups (create_ctx *c, ocisbx_err **err)
 /* Whether the container's processes may reach into the init while it runs our code
    (/proc/1/exe, /proc/1/fd): no user namespace between us and CAP_SYS_PTRACE in their
    bounding set (process.h).  Then the init runs from a read-only view of our binary
-   (dmz.h) and keeps no fd of the runtime's memory cgroup. */
+   (dmz_stub.h) and keeps no fd of the runtime's memory cgroup. */
 static bool
 container_reaches_init (const create_ctx *c)
 {
@@ -440,7 +440,7 @@ clone_init (create_ctx *c, ocisbx_err **err)
   };
 
   /* From the clone on, our memory and fds are in the container: none of its processes
-     may look into the init (ptrace, /proc/PID/exe, /proc/PID/fd) until its execve (dmz.h).
+     may look into the init (ptrace, /proc/PID/exe, /proc/PID/fd) until its execve (dmz_stub.h).
      An unprivileged parent must still write its child's id maps (/proc/PID/uid_map,
      newuidmap), which a non-dumpable child refuses: that child turns itself
      non-dumpable once they are written, unless we must then take its seccomp listener

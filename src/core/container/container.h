@@ -5,7 +5,7 @@
  *   parent  parse + validate config.json        nothing touched yet; the init's order
  *                                                decided (where it waits for SYNC_GO)
  *           --root; seccomp filter + exec        may RE-EXECUTE the command from a sealed
- *           protection (spawn_protect_exec)      copy (dmz.h): before anything exists
+ *           protection (spawn_protect_exec)      copy (dmz_stub.h): before anything exists
  *           claim the id (state dir), exec fifo, cgroups
  *           clone the init (spawn.h)             one clone (two with a joined user
  *                                                namespace and a new pid namespace)
@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 #include "core/error.h"
-#include "core/container/state.h"
+#include "core/container/state_store.h"
 
 typedef struct container_opts
 {

@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/rootfs/devices.h"
+#include "core/rootfs/device_nodes.h"
 #include "core/container/hooks.h"
 #include "core/log.h"
 #include "core/rootfs/pathres.h"

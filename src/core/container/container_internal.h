@@ -15,7 +15,7 @@
 #include "core/ns/namespaces.h"
 #include "core/process/process.h"
 #include "core/rootfs/rootfs.h"
-#include "core/ns/rootless.h"
+#include "core/ns/rootless_user.h"
 #include "core/seccomp/seccomp.h"
 #include "core/process/terminal.h"
 
@@ -58,7 +58,7 @@ typedef struct create_ctx
 
   /* plans */
   ns_plan ns;
-  idmap_plan idmap; /* how the parent writes the uid/gid maps (rootless.h) */
+  idmap_plan idmap; /* how the parent writes the uid/gid maps (rootless_user.h) */
   process_plan proc;
   rootfs_ctx rctx;
   rootfs_pseudo pseudo; /* rctx.pseudo: the init's procfs/sysfs mounts (rootfs.h) */

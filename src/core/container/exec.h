@@ -1,6 +1,6 @@
 /* exec: a new process inside a running container.
  *
- * parent (exec.c)                              child (exec_child.c)
+ * parent (exec_parent.c)                              child (exec_child.c)
  *   state: the init is alive (start time), running, not paused (unless asked)
  *   the process: config.json's process (from the bundle of the state) with the
  *     flags over it, or --process FILE (exec_spec.c); the container's seccomp

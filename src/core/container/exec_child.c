@@ -5,7 +5,7 @@
    When the container has a pid namespace of its own, the clone is born in ours and
    is only the first of two: it joins the container's other namespaces and its root,
    closes every fd of ours it does not hand on, and then forks the process into the
-   container's pid namespace (fork_process; exec.c says why). */
+   container's pid namespace (fork_process; exec_parent.c says why). */
 #include <config.h>
 #include "core/container/exec_internal.h"
 
@@ -97,7 +97,7 @@ close_ours (exec_ctx *c, ocisbx_err **err)
 }
 
 /* Into the container's pid namespace (joined for our children): the process, our
-   parent's child (CLONE_PARENT), whose pid goes to the parent (exec.c: adopt_process);
+   parent's child (CLONE_PARENT), whose pid goes to the parent (exec_parent.c: adopt_process);
    we are done then.  Last of the set-up: the process is born with its credentials,
    capabilities and everything process_apply did (a process of the container that may
    ptrace it gains nothing it could not have from the process itself), left to do are

@@ -1,4 +1,4 @@
-/* Shared by exec.c (parent), exec_child.c and exec_spec.c. */
+/* Shared by exec_parent.c (parent), exec_child.c and exec_spec.c. */
 #ifndef OCISBX_EXEC_INTERNAL_H
 #define OCISBX_EXEC_INTERNAL_H
 
@@ -14,7 +14,7 @@
 #include "core/process/cloned_binary.h"
 #include "core/process/process.h"
 #include "core/seccomp/seccomp.h"
-#include "core/container/state.h"
+#include "core/container/state_store.h"
 #include "core/process/terminal.h"
 
 /* Exit codes of a failed exec, as a shell's. */

@@ -2,7 +2,7 @@
  * state, pause, resume, ps, update, events, exec) works on.
  *
  *   container_open ()      validates the id, opens --root and <root>/<id> (flock'ed with
- *                          LOCK_EX, LOCK_SH or 0: state.h) and reads state.json
+ *                          LOCK_EX, LOCK_SH or 0: state_store.h) and reads state.json
  *   container_open_in ()   the same in a root already open (`list`, without a lock)
  *   container_status_now () the status, from the init's /proc entry, the fifo and the freezer
  *   container_cgroups ()   the cgroup manager of state.json's "cgroup", loaded on first use
@@ -13,7 +13,7 @@
 #define OCISBX_CONTAINER_HANDLE_H
 
 #include "core/cgroups/cgroups.h"
-#include "core/container/state.h"
+#include "core/container/state_store.h"
 #include "core/error.h"
 
 typedef struct container_handle

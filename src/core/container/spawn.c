@@ -11,10 +11,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/container/state.h"
+#include "core/container/state_store.h"
 #include "core/container/sync.h"
 #include "core/ns/namespaces.h"
-#include "core/process/dmz.h"
+#include "core/process/dmz_stub.h"
 #include "core/process/foreground.h"
 #include "core/utils.h"
 

@@ -5,7 +5,7 @@
  *                           terminal without a socket is relayed by us (its size ours)
  *   spawn_protect_exec      the seccomp filter prepared (its cache in --root), and how
  *                           the process is executed without exposing our binary
- *                           (dmz.h): MAY RE-EXECUTE the whole command, so it comes before
+ *                           (dmz_stub.h): MAY RE-EXECUTE the whole command, so it comes before
  *                           anything exists that the new image would not know about
  *   spawn_open              console socket connected, relay prepared, sync pair (sync.h)
  *   spawn_nondumpable       nobody of the container looks into the child (ptrace,

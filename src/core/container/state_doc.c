@@ -1,7 +1,7 @@
-/* state.json (container_state, state.h) described for the libocispec engine: kept apart
-   from the rest of state.c so that the fuzz targets (tests/fuzz/) parse it alone. */
+/* state.json (container_state, state_store.h) described for the libocispec engine: kept apart
+   from the rest of state_store.c so that the fuzz targets (tests/fuzz/) parse it alone. */
 #include <config.h>
-#include "core/container/state.h"
+#include "core/container/state_store.h"
 
 #include <stddef.h>
 

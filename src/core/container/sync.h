@@ -29,7 +29,7 @@
  *   sync_wait_exec          <-- end-of-file -----   (`run` with poststart hooks) it
  *                                                   executed the process
  *
- * exec (exec.c, exec_child.c):
+ * exec (exec_parent.c, exec_child.c):
  *
  *   spawn_clone --------------------------------->  spawn_child_enter (in the container's
  *                                                   pid namespace)

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "core/net/netlink.h"
-#include "core/ns/rootless.h"
+#include "core/ns/rootless_user.h"
 #include "core/syscalls.h"
 #include "core/utils.h"
 

@@ -12,7 +12,7 @@
  * init starts in them (a new user namespace from the clone flags would otherwise
  * forbid joining namespaces owned by the host's).  With a joined user namespace the
  * child joins: user first, then the rest (ns_join), then unshares the new ones.
- * `exec` joins the namespaces of a running init through its pidfd (exec.c).
+ * `exec` joins the namespaces of a running init through its pidfd (exec_parent.c).
  */
 #ifndef OCISBX_NAMESPACES_H
 #define OCISBX_NAMESPACES_H

@@ -96,7 +96,7 @@ typedef struct process_plan
   bool has_tty_size;
   struct winsize tty_size;
   sigset_t sigmask; /* restored just before execve */
-  bool via_dmz;     /* execve through the sealed stub at dmz_fd (dmz.h); else directly */
+  bool via_dmz;     /* execve through the sealed stub at dmz_fd (dmz_stub.h); else directly */
   int dmz_fd;       /* owned by the plan when via_dmz */
   bool dmz_memcg;   /* the stub may rejoin a memory cgroup: its write and close pass the
                        seccomp filter (dmz_prepare) */

@@ -13,7 +13,7 @@
      with noNewPrivileges      the exec alone (the privileges were dropped and
                                PR_SET_NO_NEW_PRIVS set before).
 
-   The exec is execve(2) of the program, or execveat(2) of the exec stub (dmz.h), whose
+   The exec is execve(2) of the program, or execveat(2) of the exec stub (dmz_stub.h), whose
    own calls then pass the filter too: write(2) and close(2) to rejoin the memory cgroup
    (only when dmz_memcg_usable found that the filter lets them through) and execve(2);
    as an exec tree's reaper (exec --kill-tree) the calls of src/dmz/tree.h, which
@@ -45,7 +45,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/process/dmz.h"
+#include "core/process/dmz_stub.h"
 #include "core/seccomp/seccomp.h"
 #include "core/container/sync.h"
 #include "core/utils.h"

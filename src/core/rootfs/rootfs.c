@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "core/rootfs/devices.h"
+#include "core/rootfs/device_nodes.h"
 #include "core/rootfs/mount_options.h"
 #include "core/rootfs/mounts.h"
 #include "core/rootfs/pathres.h"

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/ns/rootless.h"
+#include "core/ns/rootless_user.h"
 #include "core/rootfs/pathres.h"
 #include "core/utils.h"
 

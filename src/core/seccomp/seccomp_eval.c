@@ -1,6 +1,6 @@
 /* A classic-BPF interpreter for seccomp filters, in user space: what would the kernel
    answer to one system call?  Used to know, before anything is created, whether the
-   container's filter lets the runtime's own last execveat(2) through (dmz.c).
+   container's filter lets the runtime's own last execveat(2) through (dmz_stub.c).
 
    The instruction set is the one seccomp accepts (kernel/seccomp.c,
    seccomp_check_filter): loads of struct seccomp_data words, immediates and scratch

@@ -1,5 +1,5 @@
 #include <config.h>
-#include "core/container/state.h"
+#include "core/container/state_store.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
 
 #include "core/log.h"
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 void
 cg_rootless_drop (cgroup_manager *m, size_t i, const char *why)

@@ -8,7 +8,7 @@
      holds CAP_SYS_PTRACE in our user namespace (a container without one of its own);
    - for such a container the runtime first re-executes itself from a read-only view of
      its binary (dmz_prepare's SEALED, cloned_binary.h), so that exe cannot be written;
-   - its last execve runs ocisbx-dmz (src/dmz/dmz.c) from a sealed memfd, and the dmz
+   - its last execve runs ocisbx-dmz (src/dmz/dmz_main.c) from a sealed memfd, and the dmz
      executes the container's program.  A program that asks for /proc/self/exe as its
      interpreter gets the sealed dmz, which refuses to run it.
 

@@ -1,6 +1,6 @@
-/* The sealed exec stub and the choice between it and the re-exec fallback: see dmz.h. */
+/* The sealed exec stub and the choice between it and the re-exec fallback: see dmz_stub.h. */
 #include <config.h>
-#include "core/process/dmz.h"
+#include "core/process/dmz_stub.h"
 
 #include <errno.h>
 #include <fcntl.h>

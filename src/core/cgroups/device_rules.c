@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 /* What every container may use, as runc allows it (after the config's rules, so they
    cannot take it away): mknod of any node, and the nodes every container has.  Not

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "core/container/container.h"
-#include "core/process/dmz.h"
+#include "core/process/dmz_stub.h"
 #include "core/process/foreground.h"
 #include "core/log.h"
 #include "core/process/lsm.h"
@@ -175,7 +175,7 @@ prepare_tree (exec_ctx *c, ocisbx_err **err)
 /* Whether a process of the container may reach into ours while it runs our code
    (/proc/PID/exe, fd, mem): no user namespace between us, and CAP_SYS_PTRACE in the
    bounding set of the container's process or of this one (process.h).  Then it runs
-   from a read-only view of our binary (dmz.h) and keeps no fd of the runtime's memory
+   from a read-only view of our binary (dmz_stub.h) and keeps no fd of the runtime's memory
    cgroup.  (A later exec given CAP_SYS_PTRACE by --cap, into a container whose own
    processes lack it, is the caller's choice to let that process reach every other.) */
 static bool

@@ -1,7 +1,7 @@
 /* ocisbx-dmz: the program the container's process is exec'd through.
 
    The runtime prepares the container and then, as its very last step, executes this
-   small static program from a sealed memfd (src/core/process/dmz.c); it executes the
+   small static program from a sealed memfd (src/core/process/dmz_stub.c); it executes the
    container's program in turn.  So when the kernel runs the container's program,
    /proc/self/exe is this sealed copy, never the host's ocisbx: a program whose
    interpreter is `#!/proc/self/exe` (CVE-2019-5736) runs the dmz, not the runtime,

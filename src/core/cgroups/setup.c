@@ -12,7 +12,7 @@
 
 #include "core/log.h"
 #include "core/utils.h"
-#include "core/cgroups/internal.h"
+#include "core/cgroups/cgroups_internal.h"
 
 /* mkdir -p of the container's cgroup in H, counting the components we created.
    Between levels: on v2 the parent's subtree_control, on v1 cpuset the parent's
@@ -244,7 +244,7 @@ create_and_apply (cgroup_manager *m, const cgroup_config *cc, const char *plan, 
         if (!m->rootless || (e != EACCES && e != EPERM && e != EROFS))
           return -1;
         /* Rootless: live without this hierarchy; the limits that need it are
-           dropped with a warning (rootless.c). */
+           dropped with a warning (unprivileged.c). */
         cg_rootless_drop (m, i, (*err)->msg);
         err_freep (err);
         i--;

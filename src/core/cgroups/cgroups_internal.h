@@ -107,7 +107,7 @@ bool cg_is_dir (const char *p);
 /* Remove the cgroup of H and the parents we created (ops.c). */
 int cg_remove_hier (cgroup_manager *m, cg_hier *h, ocisbx_err **err);
 
-/* ---- rootless.c ---- */
+/* ---- unprivileged.c ---- */
 /* Forget hierarchy I (removing what we created of it), noting its controllers. */
 void cg_rootless_drop (cgroup_manager *m, size_t i, const char *why);
 typedef struct cg_rootless_storage

@@ -1,5 +1,5 @@
 #include <config.h>
-#include "core/rootfs/devices.h"
+#include "core/rootfs/device_nodes.h"
 
 #include <errno.h>
 #include <fcntl.h>

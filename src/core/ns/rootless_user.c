@@ -1,7 +1,7 @@
 /* Rootless: the default state root, the detection of --rootless auto, and the id maps
-   of an unprivileged caller (see rootless.h). */
+   of an unprivileged caller (see rootless_user.h). */
 #include <config.h>
-#include "core/ns/rootless.h"
+#include "core/ns/rootless_user.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -2,8 +2,8 @@
  *
  * A new user namespace gives the container's set-up the capabilities it needs inside
  * it (mounts, pivot_root); what the caller cannot do is either adapted elsewhere
- * (devices bound from the host: devices.c; sysfs/mqueue bound and devpts without gid=:
- * mounts.c; cgroups skipped with a warning: cgroups/rootless.c) or done here:
+ * (devices bound from the host: rootfs/device_nodes.c; sysfs/mqueue bound and devpts without gid=:
+ * mounts.c; cgroups skipped with a warning: cgroups/unprivileged.c) or done here:
  *
  *   - the default --root: $XDG_RUNTIME_DIR/ocisbx, else /tmp/ocisbx-UID (0700, owned
  *     by the caller, never a symlink);
