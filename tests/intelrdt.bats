@@ -1,7 +1,10 @@
 #!/usr/bin/env bats
-# linux.intelRdt (config-linux.md "IntelRdt"): ocisbx implements only the spec's first
-# MUST, the error when no resctrl file system is mounted (src/core/intelrdt/intelrdt.h);
-# with one mounted it refuses the field as not implemented.
+# linux.intelRdt (config-linux.md "IntelRdt", src/core/intelrdt/intelrdt.h).  This host
+# has no resctrl (no Intel/AMD RDT: no resctrl in /proc/filesystems), and a resctrl
+# cannot be faked for the binary without faking the kernel: what these tests reach is
+# the spec's MUST error without one.  The CLOS, schemata, tasks, MON groups and their
+# removal are tested on a fake resctrl tree through the resctrl seam by
+# tests/unit/test_intelrdt.c.
 
 load helpers/common
 

@@ -1,9 +1,8 @@
 /* runtime-spec 1.3's linux fields checked by the parent before a create: memoryPolicy's
-   nodes, modes and flags against a node tree of the test's (process/mempolicy.c), and
-   intelRdt against a mountinfo of the test's (intelrdt/intelrdt.c). */
+   nodes, modes and flags against a node tree of the test's (process/mempolicy.c).
+   intelRdt has test_intelrdt.c. */
 #include <config.h>
 
-#include "core/intelrdt/intelrdt.h"
 #include "core/process/mempolicy.h"
 #include "unit.h"
 #include "unit_files.h"
@@ -98,42 +97,4 @@ test_mempolicy_modes_flags (void)
   rmtree (d);
 }
 
-static char *
-intelrdt_error (const char *mountinfo_text)
-{
-  char *d = mktree ();
-  char *mi = xasprintf ("%s/mountinfo", d);
-  oci_config *c = parse ("{\"ociVersion\": \"1.3.0\", \"linux\": {\"intelRdt\": {\"closID\": \"g\"}}}");
-  ocisbx_err *e = NULL;
-  char *msg = NULL;
-
-  write_text (mi, mountinfo_text);
-  if (c && intelrdt_validate (c->linux_, mi, &e) < 0)
-    msg = xstrdup (e->msg);
-  err_free (e);
-  if (c)
-    oci_config_free (c);
-  free (mi);
-  rmtree (d);
-  return msg;
-}
-
-static void
-test_intelrdt_resctrl (void)
-{
-  char *m;
-
-  m = intelrdt_error ("22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw\n");
-  CHECK (m && strncmp (m, "config.json: .linux.intelRdt: no resctrl file system is mounted in the runtime's mount "
-                          "namespace (/sys/fs/resctrl",
-                       109) == 0);
-  free (m);
-  m = intelrdt_error ("22 1 0:21 / /sys rw,nosuid - sysfs sysfs rw\n"
-                      "40 22 0:40 / /mnt/rdt rw,relatime shared:20 - resctrl resctrl rw\n");
-  CHECK (m && strstr (m, ".linux.intelRdt: not implemented by this runtime (resctrl is mounted at `/mnt/rdt`") != NULL);
-  free (m);
-  /* no intelRdt: nothing read */
-  CHECK (intelrdt_validate (NULL, "/nonexistent", NULL) == 0);
-}
-
-UNIT_MAIN (T (test_mempolicy_nodes), T (test_mempolicy_modes_flags), T (test_intelrdt_resctrl))
+UNIT_MAIN (T (test_mempolicy_nodes), T (test_mempolicy_modes_flags))

@@ -23,7 +23,6 @@
 #include "core/process/lsm.h"
 #include "core/rootfs/mounts.h"
 #include "core/container/notify.h"
-#include "core/intelrdt/intelrdt.h"
 #include "core/net/netdevices.h"
 #include "core/rootfs/pathres.h"
 #include "core/container/sync.h"
@@ -208,7 +207,7 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   rootfs_absolute_destinations (c->cfg);
   if (rootfs_validate_config (c->cfg, err) < 0 || sysctl_validate_joined (c->cfg, &c->ns, err) < 0
       || netdev_validate (c->cfg->linux_, &c->ns, err) < 0
-      || intelrdt_validate (c->cfg->linux_, "/proc/self/mountinfo", err) < 0)
+      || intelrdt_prepare (c->cfg->linux_, c->o->id, "/proc/self/mountinfo", &c->rdt, err) < 0)
     return -1;
   if (c->cfg->linux_ && c->cfg->linux_->seccomp && seccomp_validate (c->cfg->linux_->seccomp, err) < 0)
     return -1;
@@ -521,6 +520,8 @@ init_environment (create_ctx *c, ocisbx_err **err)
     return -1;
   if (!c->cgj.usable && cgroup_enter (c->cgroup, c->sp.pid, err) < 0)
     return err_wrap (err, "cgroups");
+  if (intelrdt_enter (&c->rdt, c->sp.pid, err) < 0)
+    return -1;
   if (c->child_hooks)
     {
       /* "creating" for createContainer, NUL, "created" for startContainer */
@@ -638,7 +639,7 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
     return -1;
   if (claim_id (c, err) < 0 || setup_notify (c, err) < 0 || take_snapshot (c, err) < 0)
     return -1;
-  if (setup_cgroups (c, err) < 0)
+  if (setup_cgroups (c, err) < 0 || intelrdt_setup (&c->rdt, c->lockfd, err) < 0)
     return -1;
   /* A first state (pid 0: "creating"), so that a create killed from now on leaves
      something `delete` can clean up, cgroups included. */
@@ -650,9 +651,10 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
   if (init_environment (c, err) < 0 || create_runtime_step (c, err) < 0 || seccomp_listener (c, err) < 0
       || wait_ready (c, err) < 0)
     return -1;
-  if (write_pid_file (c, err) < 0)
+  if (write_pid_file (c, err) < 0 || write_state (c, err) < 0)
     return -1;
-  return write_state (c, err);
+  /* last: until then a failure removes every resctrl group this create made */
+  return intelrdt_commit (&c->rdt, c->lockfd, err);
 }
 
 /* ---- clean-up ---- */
@@ -682,7 +684,7 @@ undo_create (create_ctx *c)
   {
     cleanup_err ocisbx_err *e = NULL;
     cleanup_close int dirfd = openat (c->rootfd, c->o->id, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (dirfd >= 0 && rootfs_snapshot_cleanup_at (dirfd, &e) < 0)
+    if (dirfd >= 0 && (intelrdt_cleanup_at (dirfd, &e) < 0 || rootfs_snapshot_cleanup_at (dirfd, &e) < 0))
       {
         log_warning ("%s (the state dir stays: `delete` retries)", e->msg);
         return;
@@ -702,6 +704,7 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   close_fd (&c->rootfd);
   close_fd (&c->notify_fd);
   cgroup_join_close (&c->cgj);
+  intelrdt_plan_free (&c->rdt);
   ns_plan_close (&c->ns);
   idmap_plan_free (&c->idmap);
   process_plan_free (&c->proc);

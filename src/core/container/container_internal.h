@@ -12,6 +12,7 @@
 #include "core/container/spawn.h"
 #include "core/container/sync.h"
 #include "core/container/handle.h"
+#include "core/intelrdt/intelrdt.h"
 #include "core/ns/namespaces.h"
 #include "core/process/process.h"
 #include "core/rootfs/rootfs.h"
@@ -54,6 +55,7 @@ typedef struct create_ctx
   cgroup_manager *cgroup;
   cgroup_join cgj; /* the child joins its cgroups itself (cgroups/join.h) */
   seccomp_prog *seccomp;
+  intelrdt_plan rdt; /* linux.intelRdt (intelrdt.h) */
   spawn_ctx sp; /* the init: sync channel, console socket, pid, pidfd, relayed pty (spawn.h) */
 
   /* plans */

@@ -373,7 +373,7 @@ container_delete_at (container_handle *h, bool force, ocisbx_err **err)
       cleanup_free char *doc = container_state_doc (st, STATUS_STOPPED, false);
       hooks_run_all (st->poststop, st->poststop_len, doc, "poststop");
     }
-  if (rootfs_snapshot_cleanup_at (h->dirfd, err) < 0)
+  if (intelrdt_cleanup_at (h->dirfd, err) < 0 || rootfs_snapshot_cleanup_at (h->dirfd, err) < 0)
     return err_wrap (err, "delete: left the state dir (delete again)");
   return state_dir_remove (h->rootfd, h->id, err);
 }
@@ -416,7 +416,7 @@ delete_without_state (int rootfd, int dirfd, const char *id, const char *why, oc
   if (container_cgroups_cleanup_at (dirfd, err) < 0)
     return err_wrap (err, "%s%scannot remove the container's cgroups: left them and the state dir `%s`", why, sep,
                      dir);
-  if (rootfs_snapshot_cleanup_at (dirfd, err) < 0)
+  if (intelrdt_cleanup_at (dirfd, err) < 0 || rootfs_snapshot_cleanup_at (dirfd, err) < 0)
     return err_wrap (err, "%s%sleft the state dir `%s`", why, sep, dir);
   return state_dir_remove (rootfd, id, err);
 }

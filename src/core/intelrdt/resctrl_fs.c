@@ -1,0 +1,35 @@
+/* The real resctrl file system operations behind the seam (resctrl_fs.h). */
+#include <config.h>
+#include "core/intelrdt/resctrl_fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "core/utils.h"
+
+/* As every write to /proc or /sys (open_proc_file): really a file of a resctrl mount,
+   so that a symlink or another mount cannot redirect the write. */
+static int
+resctrl_open_file (const char *path, ocisbx_err **err)
+{
+  cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+  struct statfs sfs;
+
+  if (fd < 0)
+    return err_set (err, errno, "open `%s`", path);
+  if (fstatfs (fd, &sfs) < 0)
+    return err_set (err, errno, "statfs `%s`", path);
+  if (sfs.f_type != RDTGROUP_SUPER_MAGIC)
+    return err_set (err, EXDEV, "refusing to write `%s`: not on a resctrl file system", path);
+  return steal_fd (&fd);
+}
+
+const rdt_fs_ops rdt_fs_real = {
+  .mkdir = mkdir,
+  .rmdir = rmdir,
+  .open_file = resctrl_open_file,
+};
