@@ -453,6 +453,14 @@ typedef struct oci_features_mount_ext
   oci_features_enabled *idmap;
 } oci_features_mount_ext;
 
+/* features-linux.md "Intel RDT" */
+typedef struct oci_features_intel_rdt
+{
+  bool *enabled;
+  bool *schemata;   /* the schemata field of linux.intelRdt */
+  bool *monitoring; /* its enableMonitoring */
+} oci_features_intel_rdt;
+
 typedef struct oci_features_memory_policy
 {
   char **modes;
@@ -471,7 +479,7 @@ typedef struct oci_features_linux
   oci_features_seccomp *seccomp;
   oci_features_enabled *apparmor;
   oci_features_enabled *selinux;
-  oci_features_enabled *intel_rdt; /* intelRdt */
+  oci_features_intel_rdt *intel_rdt; /* intelRdt */
   oci_features_mount_ext *mount_extensions; /* mountExtensions */
   oci_features_enabled *net_devices; /* netDevices */
   oci_features_memory_policy *memory_policy; /* memoryPolicy */

@@ -34,6 +34,13 @@ static const ocispec_field mount_ext_fields[] = {
 };
 static const ocispec_type mount_ext_type = OCISPEC_TYPE (oci_features_mount_ext, mount_ext_fields, NULL);
 
+static const ocispec_field intel_rdt_fields[] = {
+  F_BOOL ("enabled", oci_features_intel_rdt, enabled, OCISPEC_F_PTR),
+  F_BOOL ("schemata", oci_features_intel_rdt, schemata, OCISPEC_F_PTR),
+  F_BOOL ("monitoring", oci_features_intel_rdt, monitoring, OCISPEC_F_PTR),
+};
+static const ocispec_type intel_rdt_type = OCISPEC_TYPE (oci_features_intel_rdt, intel_rdt_fields, NULL);
+
 static const ocispec_field memory_policy_fields[] = {
   F_STRARR ("modes", oci_features_memory_policy, modes, 0),
   F_STRARR ("flags", oci_features_memory_policy, flags, 0),
@@ -48,7 +55,7 @@ static const ocispec_field linux_fields[] = {
   F_OBJ ("seccomp", oci_features_linux, seccomp, 0, &seccomp_type),
   F_OBJ ("apparmor", oci_features_linux, apparmor, 0, &enabled_type),
   F_OBJ ("selinux", oci_features_linux, selinux, 0, &enabled_type),
-  F_OBJ ("intelRdt", oci_features_linux, intel_rdt, 0, &enabled_type),
+  F_OBJ ("intelRdt", oci_features_linux, intel_rdt, 0, &intel_rdt_type),
   F_OBJ ("mountExtensions", oci_features_linux, mount_extensions, 0, &mount_ext_type),
   F_OBJ ("netDevices", oci_features_linux, net_devices, 0, &enabled_type),
   F_OBJ ("memoryPolicy", oci_features_linux, memory_policy, 0, &memory_policy_type),

@@ -2,9 +2,9 @@
 # linux.intelRdt (config-linux.md "IntelRdt", src/core/intelrdt/intelrdt.h).  This host
 # has no resctrl (no Intel/AMD RDT: no resctrl in /proc/filesystems), and a resctrl
 # cannot be faked for the binary without faking the kernel: what these tests reach is
-# the spec's MUST error without one.  The CLOS, schemata, tasks, MON groups and their
-# removal are tested on a fake resctrl tree through the resctrl seam by
-# tests/unit/test_intelrdt.c.
+# the spec's MUST error without one, and the features document.  The CLOS, schemata,
+# tasks, MON groups and their removal are tested on a fake resctrl tree through the
+# resctrl seam by tests/unit/test_intelrdt.c.
 
 load helpers/common
 
@@ -38,4 +38,13 @@ resctrl_mounted() { awk '$0 ~ / - resctrl / {f=1} END {exit !f}' /proc/self/moun
 	if is_ocisbx; then
 		[[ "$output" == *"config.json: .linux.intelRdt: no resctrl file system is mounted"* ]]
 	fi
+}
+
+@test "intelRdt: features says enabled, schemata and monitoring" {
+	requires_ocisbx "runc 1.1's features predates runtime-spec 1.3's intelRdt.schemata and .monitoring"
+	run runtime features
+	[ "$status" -eq 0 ]
+	got=$("$PYTHON" -c 'import json, sys; print(json.load(sys.stdin)["linux"]["intelRdt"])' <<<"$output")
+	echo "$got"
+	[ "$got" = "{'enabled': True, 'schemata': True, 'monitoring': True}" ]
 }

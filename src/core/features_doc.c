@@ -162,7 +162,10 @@ linux_features (void)
   l->seccomp = seccomp_features ();
   l->apparmor = enabled_new (apparmor_enabled ());
   l->selinux = enabled_new (selinux_enabled ());
-  l->intel_rdt = enabled_new (false);
+  l->intel_rdt = xmalloc0 (sizeof *l->intel_rdt); /* intelrdt/ */
+  l->intel_rdt->enabled = bool_new (true);
+  l->intel_rdt->schemata = bool_new (true);
+  l->intel_rdt->monitoring = bool_new (true);
   l->net_devices = enabled_new (true); /* net/netdevices.c */
   l->mount_extensions = xmalloc0 (sizeof *l->mount_extensions);
   l->mount_extensions->idmap = enabled_new (true);

@@ -827,7 +827,7 @@ test_features_document (void)
   free (aa);
   CHECK (*l->selinux->enabled == (access ("/sys/fs/selinux/enforce", F_OK) == 0));
   CHECK (*l->mount_extensions->idmap->enabled);
-  CHECK (!*l->intel_rdt->enabled);
+  CHECK (*l->intel_rdt->enabled && *l->intel_rdt->schemata && *l->intel_rdt->monitoring);
 
   CHECK (oci_features_generate (f, true, &json, &n, &err) == 0);
   if (json)
