@@ -167,7 +167,7 @@ typedef enum flag_kind
   F_U64,    /* uint64_t */
   F_WEIGHT, /* uint64_t, at most 1000, stored as the uint16_t blkio weight */
   F_STR,    /* the argument itself */
-  F_RDT,    /* Intel RDT: refused */
+  F_RDT,    /* Intel RDT's schemata: refused (written by create: core/intelrdt/) */
 } flag_kind;
 
 #define FR(m) offsetof (flag_resources, m)
@@ -293,7 +293,8 @@ cmd_update (const ocisbx_globals *g, int argc, char **argv)
 
       if (fl && fl->kind == F_RDT)
         {
-          fprintf (stderr, "ocisbx update: %s: Intel RDT is not supported\n", optname ? optname : opt);
+          fprintf (stderr, "ocisbx update: %s: not supported (a CLOS's schemata are written by create only)\n",
+                   optname ? optname : opt);
           return 1;
         }
       if (fl && set_flag (&f, fl, optarg) < 0)
