@@ -48,3 +48,36 @@ resctrl_mounted() { awk '$0 ~ / - resctrl / {f=1} END {exit !f}' /proc/self/moun
 	echo "$got"
 	[ "$got" = "{'enabled': True, 'schemata': True, 'monitoring': True}" ]
 }
+
+# What delete does with the record a create with intelRdt leaves (<root>/<id>/intelrdt:
+# the MON group, then the CLOS, it made): on this host, without resctrl, the record is
+# planted by hand, naming plain empty directories.
+@test "intelRdt: delete removes the groups the container's intelrdt record names" {
+	requires_ocisbx "the intelrdt record is ocisbx's state dir"
+	run create_container "$CID"
+	[ "$status" -eq 0 ]
+	mkdir -p "$TESTDIR/rdt/clos/mon_groups/$CID" "$TESTDIR/rdt/made"
+	printf '%s\n%s\n' "$TESTDIR/rdt/clos/mon_groups/$CID" "$TESTDIR/rdt/made" >"$ROOT/$CID/intelrdt"
+	run runtime delete --force "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ ! -e "$TESTDIR/rdt/clos/mon_groups/$CID" ]
+	[ ! -e "$TESTDIR/rdt/made" ]
+	[ -d "$TESTDIR/rdt/clos/mon_groups" ]
+	[ ! -e "$ROOT/$CID" ]
+}
+
+@test "intelRdt: a record delete cannot follow keeps the state dir, and says why" {
+	requires_ocisbx "the intelrdt record is ocisbx's state dir"
+	run create_container "$CID"
+	[ "$status" -eq 0 ]
+	printf 'relative/path\n' >"$ROOT/$CID/intelrdt"
+	run runtime delete --force "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"intelRdt record: \`relative/path\` is not a resctrl group's path"* ]]
+	[ -d "$ROOT/$CID" ]
+	rm "$ROOT/$CID/intelrdt"
+	runtime delete --force "$CID"
+	[ ! -e "$ROOT/$CID" ]
+}
