@@ -184,10 +184,13 @@ test_no_resctrl (void)
                "namespace (/sys/fs/resctrl");
   CHECK_FAILS (create (&e, "{}"), ".linux.intelRdt: no resctrl file system is mounted");
   CHECK_FAILS (create_mi (&e, "/nonexistent/mountinfo", "{}"), ".linux.intelRdt: read `/nonexistent/mountinfo`");
-  /* no intelRdt: nothing read */
+  /* no intelRdt: nothing read, nothing for an exec */
   {
     intelrdt_plan plan;
+    char *tasks = (char *) "x";
     CHECK (intelrdt_prepare (NULL, ID, "/nonexistent", &plan, NULL) == 0 && plan.rdt == NULL);
+    CHECK (intelrdt_setup (&plan, e.statefd, NULL) == 0 && intelrdt_commit (&plan, e.statefd, NULL) == 0);
+    CHECK (intelrdt_tasks_read (e.statefd, &tasks, NULL) == 0 && tasks == NULL);
   }
   env_close (&e);
 }
@@ -315,6 +318,13 @@ test_default_clos (void)
   CHECK_OK (create (&e, "{\"closID\": \"/\", \"l3CacheSchema\": \"L3:0=fff\", \"enableMonitoring\": true}"));
   CHECK_FILE (e.rc, "tasks", "4242\n");
   CHECK_FILE (e.rc, "mon_groups/" ID "/tasks", "4242\n");
+  {
+    char *tasks = NULL, *want = xasprintf ("%s/tasks\n%s/mon_groups/" ID "/tasks\n", e.rc, e.rc);
+    CHECK (intelrdt_tasks_read (e.statefd, &tasks, NULL) == 0);
+    CHECK_STR (tasks, want);
+    free (tasks);
+    free (want);
+  }
   CHECK_FILE (e.rc, "schemata", "    L3:0=fff;1=fff\n      MB:0=100;1=100\n");
   CHECK (delete (&e) == 0);
   CHECK (!exists (e.rc, "mon_groups/" ID));
@@ -339,6 +349,17 @@ test_monitoring (void)
   rec = xasprintf ("%s/" ID "/mon_groups/" ID "\n%s/" ID "\n", e.rc, e.rc);
   CHECK_FILE (e.d, "state/intelrdt", rec);
   free (rec);
+  /* exec: its process into the CLOS, then the MON group */
+  {
+    char *tasks = NULL, *want = xasprintf ("%s/" ID "/tasks\n%s/" ID "/mon_groups/" ID "/tasks\n", e.rc, e.rc);
+    CHECK (intelrdt_tasks_read (e.statefd, &tasks, NULL) == 0);
+    CHECK_STR (tasks, want);
+    CHECK (tasks && intelrdt_join (tasks, 77, NULL) == 0);
+    CHECK_FILE (e.rc, ID "/tasks", "4242\n77\n");
+    CHECK_FILE (e.rc, ID "/mon_groups/" ID "/tasks", "4242\n77\n");
+    free (tasks);
+    free (want);
+  }
   CHECK (delete (&e) == 0);
   CHECK (!exists (e.rc, ID));
 

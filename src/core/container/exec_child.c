@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/intelrdt/intelrdt.h"
 #include "core/ns/namespaces.h"
 #include "core/container/sync.h"
 #include "core/syscalls.h"
@@ -154,6 +155,10 @@ setup (exec_ctx *c, char **exe, ocisbx_err **err)
   int slave = -1;
 
   if (exec_parent_enters_cgroup (c) && sync_wait_go (c->sp.sync_child, NULL, err) < 0)
+    return -1;
+  /* in the container's CLOS (and MON group) before anything of the container's runs,
+     while our pid is still the one resctrl reads */
+  if (c->rdt_tasks && intelrdt_join (c->rdt_tasks, getpid (), err) < 0)
     return -1;
   /* Still outside the container's user namespace, where raising a hard rlimit or
      lowering oomScoreAdj needs the host's CAP_SYS_RESOURCE (spawn.h). */

@@ -47,6 +47,8 @@ typedef struct exec_ctx
   process_plan plan;
   seccomp_prog *seccomp;
   cgroup_join cgj;
+  char *rdt_tasks;           /* linux.intelRdt: the tasks files the process goes in (NULL:
+                                none; intelrdt.h) */
   bool paused;               /* --ignore-paused on a paused container */
   bool tree;                 /* --kill-tree or the container's annotation (exec.h) */
   int self_pidfd;            /* ours, for a foreground tree's reaper (src/dmz/tree.h) */

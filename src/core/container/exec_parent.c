@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/container/container.h"
+#include "core/intelrdt/intelrdt.h"
 #include "core/process/dmz_stub.h"
 #include "core/process/foreground.h"
 #include "core/log.h"
@@ -47,6 +48,7 @@ ctx_free (exec_ctx *c, bool failed)
   close_fd (&c->init_root);
   close_fd (&c->self_pidfd);
   cgroup_join_close (&c->cgj);
+  free (c->rdt_tasks);
   if (c->seccomp)
     seccomp_prog_free (c->seccomp);
   process_plan_free (&c->plan);
@@ -215,6 +217,8 @@ prepare_cgroups (exec_ctx *c, ocisbx_err **err)
 {
   cgroup_manager *m;
 
+  if (intelrdt_tasks_read (c->h.dirfd, &c->rdt_tasks, err) < 0)
+    return -1;
   if (c->h.st->cgroups == NULL)
     return 0;
   if (container_cgroups (&c->h, &m, err) < 0)

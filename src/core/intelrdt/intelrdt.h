@@ -13,7 +13,9 @@
  *                      schema lines (a mismatch fails the create) and never written; with
  *                      closID but no schema line it must exist; the MON group is made
  *   intelrdt_enter     the init's pid into the CLOS's tasks, then the MON group's
- *   intelrdt_commit    the create done: the record keeps what delete removes
+ *   intelrdt_commit    the create done: the record keeps what delete removes, and
+ *                      INTELRDT_TASKS names the tasks files of the container's groups
+ *   intelrdt_join      exec: its process into them (the child, before it execs)
  *   intelrdt_cleanup_at  delete, and a failed create: what the record names removed
  *
  * The record, <root>/<id>/intelrdt (INTELRDT_RECORD), names the directories to remove
@@ -33,6 +35,9 @@
 #include "ocispec.h"
 
 #define INTELRDT_RECORD "intelrdt"
+/* The tasks files an exec's process is written to (the CLOS's, then the MON group's),
+   one a line, in the state dir. */
+#define INTELRDT_TASKS "intelrdt-tasks"
 
 typedef struct intelrdt_plan
 {
@@ -52,6 +57,12 @@ int intelrdt_prepare (const oci_linux *lx, const char *id, const char *mountinfo
 int intelrdt_setup (intelrdt_plan *plan, int state_dirfd, ocisbx_err **err);
 int intelrdt_enter (const intelrdt_plan *plan, pid_t pid, ocisbx_err **err);
 int intelrdt_commit (const intelrdt_plan *plan, int state_dirfd, ocisbx_err **err);
+/* The text of the state dir's INTELRDT_TASKS into *TASKS (NULL: none, the container
+   has no intelRdt). */
+int intelrdt_tasks_read (int state_dirfd, char **tasks, ocisbx_err **err);
+/* PID written to each tasks file TASKS names (intelrdt_tasks_read): no heap, for a
+   child. */
+int intelrdt_join (const char *tasks, pid_t pid, ocisbx_err **err);
 /* The directories the record of STATE_DIRFD names removed, then the record (none: 0). */
 int intelrdt_cleanup_at (int state_dirfd, ocisbx_err **err);
 void intelrdt_plan_free (intelrdt_plan *plan);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -225,11 +226,60 @@ intelrdt_enter (const intelrdt_plan *plan, pid_t pid, ocisbx_err **err)
 int
 intelrdt_commit (const intelrdt_plan *plan, int state_dirfd, ocisbx_err **err)
 {
+  cleanup_free char *tasks = NULL;
+
   if (plan->rdt == NULL)
     return 0;
+  tasks = xasprintf ("%s/tasks\n%s%s", plan->clos, plan->mon ? plan->mon : "", plan->mon ? "/tasks\n" : "");
+  if (write_file_atomic_at (state_dirfd, INTELRDT_TASKS, tasks, strlen (tasks), 0600, err) < 0)
+    return err_wrap (err, "intelRdt");
   /* a CLOS named by closID stays (config-linux.md), as one that was there */
   return record_write (state_dirfd, plan->made_mon ? plan->mon : NULL,
                        plan->made_clos && plan->rdt->clos_id == NULL ? plan->clos : NULL, err);
+}
+
+int
+intelrdt_tasks_read (int state_dirfd, char **tasks, ocisbx_err **err)
+{
+  cleanup_err ocisbx_err *e = NULL;
+  size_t len = 0;
+
+  *tasks = NULL;
+  if (read_file_at (state_dirfd, INTELRDT_TASKS, tasks, &len, &e) < 0)
+    {
+      *tasks = NULL;
+      return e->errnum == ENOENT ? 0 : err_set (err, e->errnum, "intelRdt: %s", e->msg);
+    }
+  return 0;
+}
+
+int
+intelrdt_join (const char *tasks, pid_t pid, ocisbx_err **err)
+{
+  char path[PATH_MAX], value[32];
+  int n = snprintf (value, sizeof value, "%d\n", (int) pid);
+
+  for (const char *l = tasks; l && *l;)
+    {
+      const char *nl = strchr (l, '\n');
+      size_t len = nl ? (size_t) (nl - l) : strlen (l);
+      int fd;
+      if (len >= sizeof path)
+        return err_set (err, ENAMETOOLONG, "intelRdt: a tasks file's path");
+      memcpy (path, l, len);
+      path[len] = '\0';
+      if ((fd = rdt_fs->open_file (path, err)) < 0)
+        return err_wrap (err, "intelRdt");
+      if (write_all (fd, value, (size_t) n) < 0)
+        {
+          int e = errno;
+          close (fd);
+          return err_set (err, e, "intelRdt: write %d to `%s`", (int) pid, path);
+        }
+      close (fd);
+      l = nl ? nl + 1 : NULL;
+    }
+  return 0;
 }
 
 /* A path of the record: absolute, no "..". */
