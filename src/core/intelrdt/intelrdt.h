@@ -11,11 +11,12 @@
  *                      made and its schemata written (l3CacheSchema, memBwSchema, then
  *                      schemata[], a line per write); one that exists is compared with the
  *                      schema lines (a mismatch fails the create) and never written; with
- *                      closID but no schema line it must exist; the MON group is made
- *   intelrdt_enter     the init's pid into the CLOS's tasks, then the MON group's
- *   intelrdt_commit    the create done: the record keeps what delete removes, and
+ *                      closID but no schema line it must exist; the MON group is made;
  *                      INTELRDT_TASKS names the tasks files of the container's groups
- *   intelrdt_join      exec: its process into them (the child, before it execs)
+ *   intelrdt_enter     the init's pid into the CLOS's tasks, then the MON group's
+ *   intelrdt_commit    the create done: the record keeps what delete removes
+ *   intelrdt_join      exec: its process into the groups INTELRDT_TASKS names (the
+ *                      child, before it joins the namespaces)
  *   intelrdt_cleanup_at  delete, and a failed create: what the record names removed
  *
  * The record, <root>/<id>/intelrdt (INTELRDT_RECORD), names the directories to remove

@@ -192,6 +192,7 @@ make_mon (intelrdt_plan *plan, int dirfd, ocisbx_err **err)
 int
 intelrdt_setup (intelrdt_plan *plan, int state_dirfd, ocisbx_err **err)
 {
+  cleanup_free char *tasks = NULL;
   bool exists;
 
   if (plan->rdt == NULL)
@@ -205,6 +206,9 @@ intelrdt_setup (intelrdt_plan *plan, int state_dirfd, ocisbx_err **err)
     return -1;
   if (plan->mon && make_mon (plan, state_dirfd, err) < 0)
     return -1;
+  tasks = xasprintf ("%s/tasks\n%s%s", plan->clos, plan->mon ? plan->mon : "", plan->mon ? "/tasks\n" : "");
+  if (write_file_atomic_at (state_dirfd, INTELRDT_TASKS, tasks, strlen (tasks), 0600, err) < 0)
+    return err_wrap (err, "intelRdt");
   return 0;
 }
 
@@ -226,13 +230,8 @@ intelrdt_enter (const intelrdt_plan *plan, pid_t pid, ocisbx_err **err)
 int
 intelrdt_commit (const intelrdt_plan *plan, int state_dirfd, ocisbx_err **err)
 {
-  cleanup_free char *tasks = NULL;
-
   if (plan->rdt == NULL)
     return 0;
-  tasks = xasprintf ("%s/tasks\n%s%s", plan->clos, plan->mon ? plan->mon : "", plan->mon ? "/tasks\n" : "");
-  if (write_file_atomic_at (state_dirfd, INTELRDT_TASKS, tasks, strlen (tasks), 0600, err) < 0)
-    return err_wrap (err, "intelRdt");
   /* a CLOS named by closID stays (config-linux.md), as one that was there */
   return record_write (state_dirfd, plan->made_mon ? plan->mon : NULL,
                        plan->made_clos && plan->rdt->clos_id == NULL ? plan->clos : NULL, err);
