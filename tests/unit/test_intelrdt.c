@@ -376,7 +376,10 @@ test_monitoring (void)
   put (e.d, "resctrl/shared/mon_groups/" ID "/tasks", "1\n");
   CHECK_FAILS (create (&e, "{\"closID\": \"shared\", \"enableMonitoring\": true}"),
                ".linux.intelRdt.enableMonitoring: make the MON group `");
+  CHECK_FAILS (create (&e, "{\"closID\": \"shared\", \"enableMonitoring\": true}"),
+               "(it is not this container's): File exists");
   CHECK_FILE (e.rc, "shared/mon_groups/" ID "/tasks", "1\n");
+  CHECK (!exists (e.d, "state/intelrdt"));
   env_close (&e);
 
   /* no MON group left: the error; a CLOS made by an earlier create stays */

@@ -167,11 +167,24 @@ make_clos (intelrdt_plan *plan, int dirfd, bool *exists, ocisbx_err **err)
 }
 
 static int
+mon_error (const intelrdt_plan *plan, int e, ocisbx_err **err)
+{
+  return err_set (err, e, FIELD ".enableMonitoring: make the MON group `%s`%s", plan->mon,
+                  e == ENOENT    ? " (no monitoring in this resctrl: no mon_groups)"
+                  : e == ENOSPC  ? " (no MON group left)"
+                  : e == EEXIST  ? " (it is not this container's)"
+                                 : "");
+}
+
+static int
 make_mon (intelrdt_plan *plan, int dirfd, ocisbx_err **err)
 {
   const char *made = plan->made_clos ? plan->clos : NULL;
   int e;
 
+  /* someone else's: never recorded (mkdir's EEXIST below is a race's) */
+  if (is_dir (plan->mon))
+    return mon_error (plan, EEXIST, err);
   if (record_write (dirfd, plan->mon, made, err) < 0)
     return -1;
   if (rdt_fs->mkdir (plan->mon, 0755) == 0)
@@ -182,11 +195,7 @@ make_mon (intelrdt_plan *plan, int dirfd, ocisbx_err **err)
   e = errno;
   if (record_write (dirfd, made, NULL, err) < 0)
     return -1;
-  return err_set (err, e, FIELD ".enableMonitoring: make the MON group `%s`%s", plan->mon,
-                  e == ENOENT    ? " (no monitoring in this resctrl: no mon_groups)"
-                  : e == ENOSPC  ? " (no MON group left)"
-                  : e == EEXIST  ? " (it is not this container's)"
-                                 : "");
+  return mon_error (plan, e, err);
 }
 
 int
