@@ -5,7 +5,7 @@
    When the container has a pid namespace of its own, the clone is born in ours and
    is only the first of two: it joins the container's other namespaces and its root,
    closes every fd of ours it does not hand on, and then forks the process into the
-   container's pid namespace (fork_process; exec_parent.c says why). */
+   container's pid namespace (fork_process, a vfork; exec_parent.c says why). */
 #include <config.h>
 #include "core/container/exec_internal.h"
 
@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -97,40 +98,70 @@ close_ours (exec_ctx *c, ocisbx_err **err)
   return close_fds_except (3 + c->o->preserve_fds, keep, sizeof keep / sizeof keep[0], err);
 }
 
-/* Into the container's pid namespace (joined for our children): the process, our
-   parent's child (CLONE_PARENT), whose pid goes to the parent (exec_parent.c: adopt_process);
-   we are done then.  Last of the set-up: the process is born with its credentials,
-   capabilities and everything process_apply did (a process of the container that may
-   ptrace it gains nothing it could not have from the process itself), left to do are
-   process_finish_and_exec's steps. */
-static int
-fork_process (exec_ctx *c, ocisbx_err **err)
-{
-  pid_t pid;
+/* The process's stack while it runs on our memory (fork_process): the steps of
+   process_finish_and_exec (the stub's argv, the seccomp filter, an error's message).
+   Mapped, not touched: only the pages it uses cost anything. */
+#define EXEC_PROCESS_STACK (256 * 1024)
 
-  if (!c->join_pid)
-    return 0;
-  pid = ns_clone (CLONE_PARENT, -1, NULL, err);
-  if (pid < 0)
-    return -1;
-  if (pid > 0)
+typedef struct exec_process_start
+{
+  exec_ctx *c;
+  char *exe;
+  pid_t pid; /* the process's, in our pid namespace: the kernel's CLONE_PARENT_SETTID */
+} exec_process_start;
+
+/* The process, born in the container's pid namespace on our memory (CLONE_VM): its
+   first message is its pid in ours (it may be stopped on the way, by the seccomp agent's
+   hand-off, while we wait: the parent reads it first); then what a fork does not pass
+   on, and the exec, which gives it memory of its own and lets us go. */
+static int
+exec_process_main (void *arg)
+{
+  exec_process_start *s = arg;
+  exec_ctx *c = s->c;
+  ocisbx_err *err = NULL;
+
+  if (sync_report_pid (c->sp.sync_child, s->pid, &err) == 0)
     {
-      if (sync_report_pid (c->sp.sync_child, pid, err) < 0)
-        {
-          kill (pid, SIGKILL);
-          return -1;
-        }
-      _exit (0);
+      /* not inherited: the parent-death signal, the leadership of a session and the pty
+         as its controlling terminal (an exec tree's leader takes it: process.h) */
+      if (c->plan.pdeathsig)
+        prctl (PR_SET_PDEATHSIG, c->plan.pdeathsig);
+      if (setsid () < 0)
+        err_set (&err, errno, "setsid");
+      else if (c->plan.terminal && !c->plan.tree && ioctl (0, TIOCSCTTY, 0) < 0)
+        err_set (&err, errno, "make the pty the controlling terminal");
+      else
+        process_finish_and_exec (&c->plan, s->exe, c->sp.sync_child, &err);
     }
-  /* not inherited: the parent-death signal, the leadership of a session and the pty
-     as its controlling terminal (an exec tree's leader takes it: process.h) */
-  if (c->plan.pdeathsig)
-    prctl (PR_SET_PDEATHSIG, c->plan.pdeathsig);
-  if (setsid () < 0)
-    return err_set (err, errno, "setsid");
-  if (c->plan.terminal && !c->plan.tree && ioctl (0, TIOCSCTTY, 0) < 0)
-    return err_set (err, errno, "make the pty the controlling terminal");
-  return 0;
+  sync_send_error (c->sp.sync_child, err);
+  _exit (err_exec_exit_code (err, EXEC_EXIT_FAILED));
+}
+
+/* Into the container's pid namespace (joined for our children): the process, our
+   parent's child (CLONE_PARENT), which reports its pid to the parent (exec_parent.c:
+   adopt_process); we are done then.  Last of the set-up: the process is born with its
+   credentials, capabilities and everything process_apply did (a process of the
+   container that may ptrace it gains nothing it could not have from the process
+   itself).  A vfork (CLONE_VM | CLONE_VFORK): no copy of our page tables, nor their
+   teardown; we sleep until it has executed or died, and touch nothing meanwhile.  It
+   gets its own copy of the signal actions (no CLONE_SIGHAND) and inherits our mask and
+   seccomp filter (none here: exec loads it in the process, filter_early is create's). */
+static int
+fork_process (exec_ctx *c, char *exe, ocisbx_err **err)
+{
+  exec_process_start s = { .c = c, .exe = exe, .pid = 0 };
+  char *stack;
+
+  stack = mmap (NULL, EXEC_PROCESS_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED)
+    return err_set (err, errno, "mmap the process's stack");
+  /* glibc's clone(2): the child runs exec_process_main on STACK (which grows down) */
+  if (clone (exec_process_main, stack + EXEC_PROCESS_STACK, CLONE_PARENT | CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID,
+             &s, &s.pid)
+      < 0)
+    return err_set (err, errno, "clone the process into the container's pid namespace");
+  _exit (0);
 }
 
 /* process.terminal: the pty; relayed, its master goes to the parent at once
@@ -176,7 +207,9 @@ setup (exec_ctx *c, char **exe, ocisbx_err **err)
   p->forked_after_apply = c->join_pid;
   if (process_apply (p, slave, 3 + c->o->preserve_fds, c->sp.sync_child, exe, err) < 0)
     return -1;
-  return fork_process (c, err);
+  if (c->join_pid)
+    return fork_process (c, *exe, err);
+  return 0;
 }
 
 _Noreturn void

@@ -58,6 +58,7 @@ typedef struct exec_ctx
   int init_root; /* /proc/<init>/root, O_PATH */
   int ns_flags;  /* namespaces of the init that differ from ours, without pid */
   bool join_pid; /* the init's pid namespace is not ours */
+  pid_t middle;  /* with join_pid, the child that vforked the process (exec_parent.c) */
 
   caller_signals caller;  /* the caller's mask, restored in the process, and what it
                              ignored (for a re-exec: cloned_binary.h) */

@@ -234,10 +234,12 @@ prepare_cgroups (exec_ctx *c, ocisbx_err **err)
    the container with CAP_SYS_PTRACE reaches whatever a process of its pid namespace has
    (/proc/PID/root, /proc/PID/fd, /proc/PID/exe), whatever dumpable says.  So the child
    we clone here stays in our pid namespace: it joins the others, enters the root,
-   closes what is ours, and only then forks the process into the container's pid
-   namespace as our child (CLONE_PARENT, exec_child.c: fork_process), reports its pid
-   and exits.  We take that grandchild over here.  Without a pid namespace of the
-   container's own (the host's shared) there is nothing to hide from: one clone. */
+   closes what is ours, and only then vforks the process into the container's pid
+   namespace as our child (CLONE_PARENT, exec_child.c: fork_process), which reports its
+   pid.  We take that grandchild over here; the child, asleep until the process has
+   executed, is reaped once it has (reap_middle: the process may stop on the way for the
+   seccomp agent's hand-off).  Without a pid namespace of the container's own (the host's
+   shared) there is nothing to hide from: one clone. */
 static int
 adopt_process (exec_ctx *c, ocisbx_err **err)
 {
@@ -248,8 +250,7 @@ adopt_process (exec_ctx *c, ocisbx_err **err)
     return 0;
   if (sync_recv_pid (c->sp.sync_parent, &pid, err) < 0)
     return -1;
-  while (waitpid (c->sp.pid, NULL, 0) < 0 && errno == EINTR)
-    ;
+  c->middle = c->sp.pid;
   c->sp.pid = pid;
   /* our child (CLONE_PARENT): its pid is its own until we reap it */
   fd = syscall (SYS_pidfd_open, pid, 0);
@@ -257,6 +258,17 @@ adopt_process (exec_ctx *c, ocisbx_err **err)
     close (c->sp.pidfd);
   c->sp.pidfd = fd;
   return 0;
+}
+
+/* The child that vforked the process: it exits once the process has executed or died. */
+static void
+reap_middle (exec_ctx *c)
+{
+  if (c->middle <= 0)
+    return;
+  while (waitpid (c->middle, NULL, 0) < 0 && errno == EINTR)
+    ;
+  c->middle = 0;
 }
 
 static int
@@ -313,22 +325,27 @@ wait_exec (exec_ctx *c, ocisbx_err **err)
       if (spawn_hand_off_listener (&c->sp, NULL, c->spec.cfg->linux_->seccomp, state, err) < 0)
         return -1;
     }
-  return sync_wait_exec (c->sp.sync_parent, err);
+  if (sync_wait_exec (c->sp.sync_parent, err) < 0)
+    return -1;
+  reap_middle (c);
+  return 0;
 }
 
 /* The child failed before execve: its exit code says how. */
 static int
 reap_failed (exec_ctx *c)
 {
-  int status = 0;
+  int status = 0, code = EXEC_EXIT_FAILED;
 
   if (c->sp.pid <= 0)
-    return EXEC_EXIT_FAILED;
-  while (waitpid (c->sp.pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return EXEC_EXIT_FAILED;
+    return code;
+  while (waitpid (c->sp.pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (WIFEXITED (status) && WEXITSTATUS (status))
+    code = WEXITSTATUS (status);
   c->sp.pid = 0;
-  return WIFEXITED (status) && WEXITSTATUS (status) ? WEXITSTATUS (status) : EXEC_EXIT_FAILED;
+  reap_middle (c);
+  return code;
 }
 
 /* ---- foreground ---- */

@@ -37,6 +37,10 @@
  *                                                   not place it in the cgroup: the parent
  *                                                   does)
  *   sync_wait_ready         <-- SYNC_READY pty --   sync_ready (only for a relayed terminal)
+ *   sync_recv_pid           <-- SYNC_PID --------   sync_report_pid (only with a pid
+ *                                                   namespace of the container's: the
+ *                                                   process, vforked into it by the
+ *                                                   child, reports its own pid first)
  *   spawn_hand_off_listener (only with a seccomp listener)
  *     sync_recv_listener    <-- SYNC_SECCOMP (n) -  sync_send_listener (load_filter)
  *     to the agent;
