@@ -21,50 +21,17 @@
 #include <unistd.h>
 
 #include "core/intelrdt/intelrdt.h"
-#include "core/ns/namespaces.h"
+#include "core/ns/nsjoin.h"
 #include "core/container/sync.h"
-#include "core/syscalls.h"
 #include "core/process/terminal.h"
 #include "core/utils.h"
 
-/* Every namespace of the init that is not ours, user first; the pid namespace for
-   our children (fork_process).  One setns(2) on the init's pidfd (Linux 5.8) joins them
-   all at once; older kernels take the files. */
+/* Every namespace of the init that is not ours; the pid namespace for our children
+   (fork_process).  Through the init's pidfd, else its /proc/PID/ns files (nsjoin.h). */
 static int
 join_namespaces (exec_ctx *c, ocisbx_err **err)
 {
-  static const int order[] = { CLONE_NEWUSER, CLONE_NEWIPC,  CLONE_NEWUTS, CLONE_NEWNET,
-                               CLONE_NEWCGROUP, CLONE_NEWTIME, CLONE_NEWPID, CLONE_NEWNS };
-  int fds[sizeof order / sizeof order[0]];
-  size_t n = sizeof order / sizeof order[0];
-  int flags = c->ns_flags | (c->join_pid ? CLONE_NEWPID : 0);
-  int ret = 0;
-
-  if (flags == 0)
-    return 0;
-  if (sys->setns (c->pidfd, flags) == 0)
-    return 0;
-  if (errno != EINVAL && errno != EBADF)
-    return err_set (err, errno, "join the container's namespaces (setns on the init's pidfd)");
-  /* before the user namespace: /proc/<init> may not be ours to read after it */
-  for (size_t i = 0; i < n; i++)
-    {
-      char path[32];
-      fds[i] = -1;
-      if (!(flags & order[i]))
-        continue;
-      snprintf (path, sizeof path, "ns/%s", ns_proc_name (order[i]));
-      fds[i] = openat (c->procfd, path, O_RDONLY | O_CLOEXEC);
-      if (fds[i] < 0 && ret == 0)
-        ret = err_set (err, errno, "open /proc/%d/%s", (int) c->h.st->pid, path);
-    }
-  for (size_t i = 0; i < n && ret == 0; i++)
-    if (fds[i] >= 0 && sys->setns (fds[i], order[i]) < 0)
-      ret = err_set (err, errno, "setns %s namespace", ns_proc_name (order[i]));
-  for (size_t i = 0; i < n; i++)
-    if (fds[i] >= 0)
-      close (fds[i]);
-  return ret;
+  return nsjoin_process (c->pidfd, c->procfd, c->h.st->pid, c->ns_flags | (c->join_pid ? CLONE_NEWPID : 0), err);
 }
 
 /* The init's root, whatever the mount namespace's root is (--no-pivot). */

@@ -22,7 +22,7 @@
 #include "core/process/foreground.h"
 #include "core/log.h"
 #include "core/process/lsm.h"
-#include "core/ns/namespaces.h"
+#include "core/ns/nsjoin.h"
 #include "core/container/sync.h"
 #include "core/syscalls.h"
 #include "core/utils.h"
@@ -92,8 +92,6 @@ open_running (exec_ctx *c, ocisbx_err **err)
 static int
 open_init (exec_ctx *c, ocisbx_err **err)
 {
-  static const int kinds[] = { CLONE_NEWUSER, CLONE_NEWIPC, CLONE_NEWUTS,  CLONE_NEWNET,
-                               CLONE_NEWPID,  CLONE_NEWCGROUP, CLONE_NEWTIME, CLONE_NEWNS };
   char path[64];
   pid_t pid = c->h.st->pid;
 
@@ -110,24 +108,25 @@ open_init (exec_ctx *c, ocisbx_err **err)
     }
   if (c->procfd < 0 || (c->pidfd < 0 && errno == ESRCH) || !state_init_alive (c->h.st))
     return err_set (err, 0, "cannot exec in container \"%s\": its init (pid %d) exited", c->o->id, (int) pid);
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+  for (size_t i = 0; nsjoin_kind (i) != 0; i++)
     {
+      int kind = nsjoin_kind (i);
       struct stat theirs, ours;
       char self[64];
-      snprintf (path, sizeof path, "ns/%s", ns_proc_name (kinds[i]));
-      snprintf (self, sizeof self, "/proc/self/ns/%s", ns_proc_name (kinds[i]));
+      snprintf (path, sizeof path, "ns/%s", ns_proc_name (kind));
+      snprintf (self, sizeof self, "/proc/self/ns/%s", ns_proc_name (kind));
       if (fstatat (c->procfd, path, &theirs, 0) < 0)
         {
-          if (errno == ENOENT && kinds[i] != CLONE_NEWNS && kinds[i] != CLONE_NEWPID)
+          if (errno == ENOENT && kind != CLONE_NEWNS && kind != CLONE_NEWPID)
             continue; /* a kind of namespace this kernel lacks */
           return err_set (err, errno, "stat /proc/%d/%s", (int) pid, path);
         }
       if (stat (self, &ours) == 0 && ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev)
         continue;
-      if (kinds[i] == CLONE_NEWPID)
+      if (kind == CLONE_NEWPID)
         c->join_pid = true;
       else
-        c->ns_flags |= kinds[i];
+        c->ns_flags |= kind;
     }
   c->init_root = openat (c->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (c->init_root < 0)

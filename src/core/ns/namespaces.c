@@ -27,63 +27,6 @@
 #define CLONE_INTO_CGROUP 0x200000000ULL
 #endif
 
-static const struct
-{
-  const char *type;
-  const char *proc;
-  int flag;
-} ns_table[] = {
-  /* order of joining: user first, mount last but one (paths before it are host paths) */
-  { "user", "user", CLONE_NEWUSER },
-  { "ipc", "ipc", CLONE_NEWIPC },
-  { "uts", "uts", CLONE_NEWUTS },
-  { "network", "net", CLONE_NEWNET },
-  { "pid", "pid", CLONE_NEWPID },
-  { "cgroup", "cgroup", CLONE_NEWCGROUP },
-  { "time", "time", CLONE_NEWTIME },
-  { "mount", "mnt", CLONE_NEWNS },
-};
-#define NS_N (sizeof ns_table / sizeof ns_table[0])
-
-int
-ns_flag_of (const char *type)
-{
-  for (size_t i = 0; type && i < NS_N; i++)
-    if (strcmp (ns_table[i].type, type) == 0)
-      return ns_table[i].flag;
-  return 0;
-}
-
-const char *
-ns_proc_name (int flag)
-{
-  for (size_t i = 0; i < NS_N; i++)
-    if (ns_table[i].flag == flag)
-      return ns_table[i].proc;
-  return NULL;
-}
-
-static int
-rank (int flag)
-{
-  for (size_t i = 0; i < NS_N; i++)
-    if (ns_table[i].flag == flag)
-      return (int) i;
-  return (int) NS_N;
-}
-
-static void
-sort_joins (ns_plan *plan)
-{
-  for (size_t i = 1; i < plan->n_joins; i++)
-    for (size_t j = i; j > 0 && rank (plan->joins[j].flag) < rank (plan->joins[j - 1].flag); j--)
-      {
-        ns_join_entry t = plan->joins[j];
-        plan->joins[j] = plan->joins[j - 1];
-        plan->joins[j - 1] = t;
-      }
-}
-
 static void
 plan_init (ns_plan *plan)
 {
@@ -144,7 +87,7 @@ ns_prepare (const oci_linux *lx, ns_plan *plan, ocisbx_err **err)
       if (flag == CLONE_NEWUSER)
         plan->join_user = true;
     }
-  sort_joins (plan);
+  nsjoin_sort (plan->joins, plan->n_joins);
   if (lx->time_offsets_len)
     {
       if (!(plan->new_flags & CLONE_NEWTIME))
@@ -217,20 +160,22 @@ ns_enter_for_clone (const ns_plan *plan, ns_saved *saved, ocisbx_err **err)
   memset (saved, 0, sizeof *saved);
   saved->cwd = -1;
   if (!plan->join_user)
-    for (size_t i = 0; i < plan->n_joins; i++)
-      {
-        int flag = plan->joins[i].flag;
-        if (flag == CLONE_NEWNS && saved->cwd < 0)
-          {
-            saved->cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-            if (saved->cwd < 0)
-              return err_set (err, errno, "open the current directory");
-          }
-        if (save_ns (saved, flag, err) < 0)
-          return -1;
-        if (sys->setns (plan->joins[i].fd, flag) < 0)
-          return err_set (err, errno, "setns %s namespace", ns_proc_name (flag));
-      }
+    {
+      /* ours first, to come back to (ns_leave), then theirs (mount last: nsjoin.h) */
+      for (size_t i = 0; i < plan->n_joins; i++)
+        {
+          if (plan->joins[i].flag == CLONE_NEWNS)
+            {
+              saved->cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+              if (saved->cwd < 0)
+                return err_set (err, errno, "open the current directory");
+            }
+          if (save_ns (saved, plan->joins[i].flag, err) < 0)
+            return -1;
+        }
+      if (nsjoin_fds (plan->joins, plan->n_joins, 0, err) < 0)
+        return -1;
+    }
   else
     for (size_t i = 0; i < plan->n_joins; i++)
       if (plan->joins[i].flag == CLONE_NEWPID)
@@ -238,8 +183,8 @@ ns_enter_for_clone (const ns_plan *plan, ns_saved *saved, ocisbx_err **err)
           /* setns(pid) only moves our future children: the child cannot do it itself. */
           if (save_ns (saved, CLONE_NEWPID, err) < 0)
             return -1;
-          if (sys->setns (plan->joins[i].fd, CLONE_NEWPID) < 0)
-            return err_set (err, errno, "setns pid namespace");
+          if (nsjoin_fds (&plan->joins[i], 1, 0, err) < 0)
+            return -1;
         }
   if (plan->new_flags & CLONE_NEWTIME)
     {
@@ -259,24 +204,12 @@ ns_enter_for_clone (const ns_plan *plan, ns_saved *saved, ocisbx_err **err)
 int
 ns_enter_mount_of (int pidfd, pid_t pid, ns_saved *saved, ocisbx_err **err)
 {
-  char path[64];
-  cleanup_close int fd = -1;
-
   memset (saved, 0, sizeof *saved);
   saved->cwd = open (".", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (saved->cwd < 0)
     return err_set (err, errno, "open the current directory");
-  if (save_ns (saved, CLONE_NEWNS, err) == 0)
-    {
-      if (pidfd >= 0 && sys->setns (pidfd, CLONE_NEWNS) == 0)
-        return 0;
-      /* before Linux 5.8 setns takes no pidfd */
-      snprintf (path, sizeof path, "/proc/%d/ns/mnt", (int) pid);
-      fd = open (path, O_RDONLY | O_CLOEXEC);
-      if (fd >= 0 && sys->setns (fd, CLONE_NEWNS) == 0)
-        return 0;
-      err_set (err, errno, "enter the mount namespace of the container's init");
-    }
+  if (save_ns (saved, CLONE_NEWNS, err) == 0 && nsjoin_process (pidfd, -1, pid, CLONE_NEWNS, err) == 0)
+    return 0;
   ns_leave (saved, NULL);
   return -1;
 }
@@ -353,14 +286,9 @@ ns_join (const ns_plan *plan, ocisbx_err **err)
 
   if (!plan->join_user)
     return 0;
-  for (size_t i = 0; i < plan->n_joins; i++)
-    {
-      int flag = plan->joins[i].flag;
-      if (flag == CLONE_NEWPID)
-        continue; /* entered by the parent */
-      if (sys->setns (plan->joins[i].fd, flag) < 0)
-        return err_set (err, errno, "setns %s namespace", ns_proc_name (flag));
-    }
+  /* not pid: entered by the parent */
+  if (nsjoin_fds (plan->joins, plan->n_joins, CLONE_NEWPID, err) < 0)
+    return -1;
   unshare_flags = plan->new_flags & ~(CLONE_NEWPID | CLONE_NEWCGROUP | CLONE_NEWTIME | CLONE_NEWUSER);
   if (unshare_flags && unshare (unshare_flags) < 0)
     return err_set (err, errno, "unshare namespaces");

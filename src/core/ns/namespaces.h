@@ -12,7 +12,8 @@
  * init starts in them (a new user namespace from the clone flags would otherwise
  * forbid joining namespaces owned by the host's).  With a joined user namespace the
  * child joins: user first, then the rest (ns_join), then unshares the new ones.
- * `exec` joins the namespaces of a running init through its pidfd (exec_parent.c).
+ * `exec` joins the namespaces of a running init through its pidfd (exec_child.c).
+ * The order of joining and the setns calls themselves: nsjoin.h.
  */
 #ifndef OCISBX_NAMESPACES_H
 #define OCISBX_NAMESPACES_H
@@ -21,19 +22,8 @@
 #include <sys/types.h>
 
 #include "core/error.h"
+#include "core/ns/nsjoin.h"
 #include "ocispec.h"
-
-#ifndef CLONE_NEWTIME
-#define CLONE_NEWTIME 0x00000080
-#endif
-
-#define NS_MAX 8
-
-typedef struct ns_join_entry
-{
-  int flag; /* CLONE_NEW* */
-  int fd;   /* open namespace file */
-} ns_join_entry;
 
 typedef struct ns_plan
 {
@@ -44,11 +34,6 @@ typedef struct ns_plan
   const oci_time_offset *time_offsets;
   size_t time_offsets_len;
 } ns_plan;
-
-/* "pid" -> CLONE_NEWPID, ...; 0 when unknown. */
-int ns_flag_of (const char *type);
-/* CLONE_NEWPID -> "pid" (the /proc/PID/ns name), or NULL. */
-const char *ns_proc_name (int flag);
 
 /* Parent, before anything is created: validate linux.namespaces (types, duplicates,
    paths of the right type) and open the joined ones.  Errors name the field. */
