@@ -159,12 +159,23 @@ static const ocispec_field weight_device_fields[] = {
   F_NUM ("weight", OCISPEC_UINT16, oci_weight_device, weight, OCISPEC_F_PTR),
   F_NUM ("leafWeight", OCISPEC_UINT16, oci_weight_device, leaf_weight, OCISPEC_F_PTR),
 };
-static const ocispec_type weight_device_type = OCISPEC_TYPE (oci_weight_device, weight_device_fields, NULL);
+/* "You MUST specify at least one of weight or leafWeight" (config-linux.md, Block IO):
+   an entry of neither would set nothing. */
+static int
+validate_weight_device (void *obj, const char *path, char **err)
+{
+  const oci_weight_device *w = obj;
+  if (w->weight == NULL && w->leaf_weight == NULL)
+    return ocispec_fail (err, path, ": needs weight or leafWeight (runtime-spec: at least one)");
+  return 0;
+}
+static const ocispec_type weight_device_type
+    = OCISPEC_TYPE (oci_weight_device, weight_device_fields, validate_weight_device);
 
 static const ocispec_field throttle_device_fields[] = {
   F_NUM ("major", OCISPEC_INT64, oci_throttle_device, major, OCISPEC_F_REQUIRED),
   F_NUM ("minor", OCISPEC_INT64, oci_throttle_device, minor, OCISPEC_F_REQUIRED),
-  F_NUM ("rate", OCISPEC_UINT64, oci_throttle_device, rate, 0),
+  F_NUM ("rate", OCISPEC_UINT64, oci_throttle_device, rate, OCISPEC_F_REQUIRED),
 };
 static const ocispec_type throttle_device_type
     = OCISPEC_TYPE (oci_throttle_device, throttle_device_fields, NULL);
@@ -219,7 +230,16 @@ static const ocispec_field rdma_fields[] = {
   F_NUM ("hcaHandles", OCISPEC_UINT32, oci_rdma, hca_handles, OCISPEC_F_PTR),
   F_NUM ("hcaObjects", OCISPEC_UINT32, oci_rdma, hca_objects, OCISPEC_F_PTR),
 };
-static const ocispec_type rdma_type = OCISPEC_TYPE (oci_rdma, rdma_fields, NULL);
+/* "You MUST specify at least one of the hcaHandles or hcaObjects" (config-linux.md, RDMA) */
+static int
+validate_rdma (void *obj, const char *path, char **err)
+{
+  const oci_rdma *r = obj;
+  if (r->hca_handles == NULL && r->hca_objects == NULL)
+    return ocispec_fail (err, path, ": needs hcaHandles or hcaObjects (runtime-spec: at least one)");
+  return 0;
+}
+static const ocispec_type rdma_type = OCISPEC_TYPE (oci_rdma, rdma_fields, validate_rdma);
 
 static const ocispec_field resources_fields[] = {
   F_OBJARR ("devices", oci_resources, devices, 0, &device_cgroup_type),
