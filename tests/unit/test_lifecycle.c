@@ -326,6 +326,12 @@ test_namespace_plan (void)
   CHECK (err && strstr (err->msg, "is a uts namespace, not network"));
   err_freep (&err);
   ns_plan_close (&plan);
+  /* a path of the runtime's mount namespace is absolute (runtime-spec config-linux.md) */
+  nss[2] = (oci_namespace){ "network", "proc/self/ns/net" };
+  CHECK (ns_prepare (&lx, &plan, &err) < 0);
+  CHECK (err && strstr (err->msg, ".linux.namespaces[2].path: \"proc/self/ns/net\" is not an absolute path"));
+  err_freep (&err);
+  ns_plan_close (&plan);
   nss[2] = (oci_namespace){ "network", "/proc/self/ns/net" };
   CHECK (ns_prepare (&lx, &plan, &err) == 0);
   CHECK (plan.n_joins == 1 && plan.joins[0].flag == CLONE_NEWNET && plan.joins[0].fd >= 0);

@@ -205,6 +205,52 @@ test_options_full_table_known (void)
   CHECK (!mount_opt_known ("mode=755"));
 }
 
+/* Every option runtime-spec 1.3 (config.md, "Linux mount options") says a runtime MUST
+   implement is a mount flag or propagation of the table, never passed on as filesystem
+   data; those no other test looks at, by their flag. */
+static void
+test_options_spec_must (void)
+{
+  static const char *const must[]
+      = { "async", "atime", "bind", "defaults", "dev", "diratime", "dirsync", "exec", "iversion",
+          "lazytime", "loud", "noatime", "nodev", "nodiratime", "noexec", "noiversion", "nolazytime",
+          "norelatime", "nostrictatime", "nosuid", "private", "rbind", "relatime", "remount", "ro",
+          "rprivate", "rshared", "rslave", "runbindable", "rw", "shared", "silent", "slave",
+          "strictatime", "suid", "sync", "unbindable", NULL };
+  mount_opts o;
+
+  for (size_t i = 0; must[i]; i++)
+    {
+      char *one[] = { (char *) must[i] };
+      if (!mount_opt_known (must[i]))
+        fprintf (stderr, "  unknown option %s\n", must[i]);
+      CHECK (mount_opt_known (must[i]));
+      mount_opts_parse (one, 1, &o);
+      if (o.data != NULL)
+        fprintf (stderr, "  %s passed on as data \"%s\"\n", must[i], o.data);
+      CHECK (o.data == NULL);
+      mount_opts_free (&o);
+    }
+
+  char *defaults[] = { "defaults" }, *silent[] = { "silent" }, *loud[] = { "silent", "loud" },
+       *lazy[] = { "lazytime", "nolazytime" }, *remount[] = { "remount" };
+  mount_opts_parse (defaults, 1, &o);
+  CHECK (o.flags == 0 && o.cleared == 0 && o.n_propagation == 0);
+  mount_opts_free (&o);
+  mount_opts_parse (silent, 1, &o);
+  CHECK (o.flags == MS_SILENT);
+  mount_opts_free (&o);
+  mount_opts_parse (loud, 2, &o);
+  CHECK ((o.flags & MS_SILENT) == 0 && (o.cleared & MS_SILENT));
+  mount_opts_free (&o);
+  mount_opts_parse (lazy, 2, &o);
+  CHECK ((o.flags & MS_LAZYTIME) == 0 && (o.cleared & MS_LAZYTIME));
+  mount_opts_free (&o);
+  mount_opts_parse (remount, 1, &o);
+  CHECK (o.flags == MS_REMOUNT);
+  mount_opts_free (&o);
+}
+
 /* ---- lexical helpers ---- */
 
 static void
@@ -795,7 +841,7 @@ test_rootfs_in_mount_ns (void)
 
 UNIT_MAIN (T (test_options_flags), T (test_options_clear), T (test_options_iversion), T (test_options_atime),
            T (test_options_bind_and_data), T (test_options_propagation), T (test_options_recursive),
-           T (test_options_idmap), T (test_options_full_table_known), T (test_clean_split),
+           T (test_options_idmap), T (test_options_full_table_known), T (test_options_spec_must), T (test_clean_split),
            T (test_resolve_openat2), T (test_resolve_walk), T (test_has_symlink), T (test_create_openat2),
            T (test_create_walk), T (test_create_last), T (test_remount_attrs), T (test_validate), T (test_sysctl_validate),
            T (test_rootfs_in_mount_ns))

@@ -17,6 +17,8 @@
 #include "internal.h"
 #include "ocispec_check.h"
 #include "core/features.h"
+#include "core/process/process.h"
+#include "core/rootfs/mount_options.h"
 
 #define NELEMS(a) (sizeof (a) / sizeof ((a)[0]))
 
@@ -836,6 +838,85 @@ test_features_document (void)
   oci_features_free (f);
 }
 
+/* config_accepts (FMT, VALUE): a config.json of FMT with VALUE in it parses (the
+   message of its error printed otherwise) */
+static bool
+config_accepts (const char *fmt, const char *value)
+{
+  char *json = ocispec_strdup_printf (fmt, value), *err = NULL;
+  oci_config *c = NULL;
+  int r = oci_config_parse_data (json, strlen (json), &c, &err);
+  if (r < 0)
+    fprintf (stderr, "  %s: %s\n", value, err ? err : "?");
+  free (err);
+  free (json);
+  if (c)
+    oci_config_free (c);
+  return r == 0;
+}
+
+/* features.md / features-linux.md: every element features lists, the runtime MUST
+   recognise (accept) in config.json: ociVersionMin/Max as .ociVersion, hooks, mount
+   options, namespaces, capabilities, the seccomp actions, operators, archs and flags,
+   the memory policy modes and flags. */
+static void
+test_features_recognised (void)
+{
+  oci_features *f = NULL;
+  ocisbx_err *e = NULL;
+  size_t i;
+
+  CHECK (features_document (&f, &e) == 0);
+  if (f == NULL || f->linux_ == NULL || f->linux_->seccomp == NULL || f->linux_->memory_policy == NULL)
+    return;
+  const oci_features_linux *l = f->linux_;
+  const oci_features_seccomp *sc = l->seccomp;
+  CHECK (config_accepts ("{\"ociVersion\": \"%s\"}", f->oci_version_min));
+  CHECK (config_accepts ("{\"ociVersion\": \"%s\"}", f->oci_version_max));
+  for (i = 0; i < f->hooks_len; i++)
+    CHECK (config_accepts ("{\"ociVersion\": \"1.3.0\", \"hooks\": {\"%s\": [{\"path\": \"/bin/true\"}]}}",
+                           f->hooks[i]));
+  for (i = 0; i < f->mount_options_len; i++)
+    CHECK (mount_opt_known (f->mount_options[i]));
+  for (i = 0; i < l->namespaces_len; i++)
+    CHECK (config_accepts ("{\"ociVersion\": \"1.3.0\", \"linux\": {\"namespaces\": [{\"type\": \"%s\"}]}}",
+                           l->namespaces[i]));
+  for (i = 0; i < l->capabilities_len; i++)
+    CHECK (capability_from_name (l->capabilities[i]) >= 0);
+  for (i = 0; i < sc->actions_len; i++)
+    CHECK (config_accepts ("{\"ociVersion\": \"1.3.0\", \"linux\": {\"seccomp\": {\"defaultAction\": \"%s\"}}}",
+                           sc->actions[i]));
+  for (i = 0; i < sc->operators_len; i++)
+    CHECK (config_accepts ("{\"ociVersion\": \"1.3.0\", \"linux\": {\"seccomp\": {\"defaultAction\": "
+                           "\"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\": [\"read\"], \"action\": \"SCMP_ACT_LOG\", "
+                           "\"args\": [{\"index\": 0, \"value\": 1, \"op\": \"%s\"}]}]}}}",
+                           sc->operators[i]));
+  for (i = 0; i < sc->archs_len; i++)
+    CHECK (config_accepts ("{\"ociVersion\": \"1.3.0\", \"linux\": {\"seccomp\": {\"defaultAction\": "
+                           "\"SCMP_ACT_ALLOW\", \"architectures\": [\"%s\"]}}}",
+                           sc->archs[i]));
+  for (i = 0; i < sc->known_flags_len; i++)
+    CHECK (config_accepts ("{\"ociVersion\": \"1.3.0\", \"linux\": {\"seccomp\": {\"defaultAction\": "
+                           "\"SCMP_ACT_ALLOW\", \"flags\": [\"%s\"]}}}",
+                           sc->known_flags[i]));
+  for (i = 0; i < sc->supported_flags_len; i++)
+    {
+      bool known = false;
+      for (size_t k = 0; k < sc->known_flags_len; k++)
+        known = known || strcmp (sc->known_flags[k], sc->supported_flags[i]) == 0;
+      CHECK (known);
+    }
+  for (i = 0; i < l->memory_policy->modes_len; i++)
+    CHECK (config_accepts ("{\"ociVersion\": \"1.3.0\", \"linux\": {\"memoryPolicy\": {\"mode\": \"%s\"}}}",
+                           l->memory_policy->modes[i]));
+  for (i = 0; i < l->memory_policy->flags_len; i++)
+    CHECK (config_accepts ("{\"ociVersion\": \"1.3.0\", \"linux\": {\"memoryPolicy\": {\"mode\": \"MPOL_BIND\", "
+                           "\"nodes\": \"0\", \"flags\": [\"%s\"]}}}",
+                           l->memory_policy->flags[i]));
+  CHECK (f->hooks_len == 6 && l->namespaces_len >= 7 && sc->actions_len >= 8 && l->memory_policy->modes_len >= 6);
+  oci_features_free (f);
+}
+
 /* `ocisbx spec` output parses and has runc's defaults (when the binary is there). */
 static void
 test_spec_command (void)
@@ -993,5 +1074,5 @@ UNIT_MAIN (T (test_config_errors), T (test_config_wrapper_errors), T (test_parse
            T (test_duplicate_in_large_object), T (test_annotation_empty_key), T (test_full_config_values), T (test_null_means_absent),
            T (test_unknown_fields_ignored), T (test_roundtrip_config), T (test_roundtrip_state),
            T (test_roundtrip_features), T (test_generate_rules), T (test_generate_errors),
-           T (test_schema_documents), T (test_tables_cover_structs), T (test_quote_and_paths), T (test_features_document),
+           T (test_schema_documents), T (test_tables_cover_structs), T (test_quote_and_paths), T (test_features_document), T (test_features_recognised),
            T (test_spec_command), T (test_resources_document), T (test_generate_value))
