@@ -344,3 +344,9 @@ early_failure_setup() {
 	create_fails
 	[ "${#output}" -lt 2048 ]
 }
+
+@test "errors: a config without root is refused, naming .root.path" {
+	config_del root
+	create_fails
+	if is_ocisbx; then [[ $output == *'config.json: .root.path: required'* ]]; fi
+}

@@ -297,3 +297,33 @@ inner_hook() { echo "{\"path\":\"/hook.sh\",\"args\":[\"hook.sh\",\"$1\"],\"env\
 		assert_nothing_left
 	done
 }
+
+@test "hooks: prestart, createRuntime, poststart and poststop run in the runtime's mount namespace; createContainer and startContainer in the container's" {
+	# "PHASE MNT-NAMESPACE" appended to the log the hook's LOG names
+	cat >"$TESTDIR/ns.sh" <<-'SH'
+		#!/bin/sh
+		cat >/dev/null
+		echo "$1 $(readlink /proc/self/ns/mnt)" >>"$2"
+	SH
+	chmod +x "$TESTDIR/ns.sh"
+	cp "$TESTDIR/ns.sh" "$BUNDLE/rootfs/ns.sh"
+	nshook() { echo "{\"path\":\"$TESTDIR/ns.sh\",\"args\":[\"ns.sh\",\"$1\",\"$SHARED/nslog\"]}"; }
+	config_set hooks "{\"prestart\":[$(nshook prestart)],\"createRuntime\":[$(nshook createRuntime)],
+		\"createContainer\":[$(nshook createContainer)],
+		\"startContainer\":[{\"path\":\"/ns.sh\",\"args\":[\"ns.sh\",\"startContainer\",\"/mnt/nslog\"]}],
+		\"poststart\":[$(nshook poststart)],\"poststop\":[$(nshook poststop)]}"
+	create_container "$CID"
+	ctr=$(readlink "/proc/$(container_pid "$CID")/ns/mnt")
+	runtime start "$CID"
+	has_start() { grep -q '^poststart ' "$SHARED/nslog"; }
+	wait_until 30 has_start
+	runtime kill "$CID" KILL
+	wait_for_status "$CID" stopped
+	runtime delete "$CID"
+	cat "$SHARED/nslog"
+	ours=$(readlink /proc/self/ns/mnt)
+	echo "runtime caller: $ours, container: $ctr"
+	[ "$ctr" != "$ours" ]
+	for p in prestart createRuntime poststart poststop; do grep -Fqx "$p $ours" "$SHARED/nslog"; done
+	for p in createContainer startContainer; do grep -Fqx "$p $ctr" "$SHARED/nslog"; done
+}

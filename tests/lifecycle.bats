@@ -533,3 +533,36 @@ create_running() {
 	wait_until 30 exe_is_busybox "$pid"
 	[ "$(ls "/proc/$pid/fd" | sort -n | xargs)" = "0 1 2 3" ]
 }
+
+@test "create: a config.json changed after create does not reach the container (runtime-spec lifecycle 2)" {
+	set_args sh -c 'echo from-create'
+	create_container "$CID"
+	set_args sh -c 'echo from-changed-config'
+	config_set process.env '["CHANGED=1"]'
+	runtime start "$CID"
+	wait_for_file "$IO/$CID.out"
+	wait_for_status "$CID" stopped
+	[ "$(cat "$IO/$CID.out")" = from-create ]
+}
+
+@test "kill: a stopped container is an error and stays stopped" {
+	set_args true
+	create_container "$CID"
+	runtime start "$CID"
+	wait_for_status "$CID" stopped
+	run runtime kill "$CID" KILL
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[ "$(container_status "$CID")" = stopped ]
+	run runtime delete "$CID"
+	[ "$status" -eq 0 ]
+}
+
+@test "create: an empty process.args is refused, naming it, nothing left" {
+	config_set process.args '[]'
+	run create_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	if is_ocisbx; then [[ $output == *'config.json: .process.args: must name the program to run'* ]]; fi
+	[ -z "$(state_entries)" ]
+}

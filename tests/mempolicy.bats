@@ -86,3 +86,7 @@ expect_refused() {
 		"config.json: .linux.memoryPolicy.flags: MPOL_F_NUMA_BALANCING goes with MPOL_BIND or MPOL_PREFERRED_MANY"
 	expect_refused '{"nodes": "0"}' "config.json: .linux.memoryPolicy.mode: required"
 }
+
+@test "memoryPolicy: a policy without its (REQUIRED) mode is refused, naming it" {
+	expect_refused '{"nodes": "0"}' "config.json: .linux.memoryPolicy.mode: required"
+}

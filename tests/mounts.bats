@@ -542,3 +542,18 @@ idmap_src() {
 	[ "${lines[3]}" = "/idm/new 0:0" ]
 	[ "$newowner" = 0:0 ]
 }
+
+@test "idmap: uidMappings without gidMappings (or the reverse) is refused, naming the mount" {
+	requires_ocisbx "runc 1.1 has no idmapped mounts"
+	local m='"uidMappings":[{"containerID":0,"hostID":2000,"size":1}]' which
+	for which in "$m" "${m//uid/gid}"; do
+		make_config
+		config_add mounts "{\"destination\":\"/mnt\",\"type\":\"bind\",\"source\":\"$TESTDIR\",\"options\":[\"bind\",\"idmap\"],$which}"
+		set_args true
+		run run_container "$CID"
+		echo "$which: status $status: $output"
+		[ "$status" -ne 0 ]
+		[[ $output == *'config.json: .mounts['*']: uidMappings and gidMappings go together'* ]]
+		[ -z "$(state_entries)" ]
+	done
+}

@@ -154,3 +154,15 @@ no_namespaces() {
 		assert_nothing_left
 	fi
 }
+
+@test "a namespace path of another type is refused, nothing left" {
+	config_del 'linux.namespaces[type=ipc]'
+	config_add linux.namespaces '{"type":"ipc","path":"/proc/self/ns/net"}'
+	set_args true
+	run create_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	if is_ocisbx; then [[ $output == *'.linux.namespaces['*'].path: `/proc/self/ns/net` is a net namespace, not ipc'* ]]; fi
+	run runtime state "$CID"
+	[ "$status" -ne 0 ]
+}

@@ -153,3 +153,18 @@ teardown() { common_teardown; }
 		assert_nothing_left
 	done
 }
+
+@test "masked and readonly paths that are not absolute are refused, naming the field" {
+	requires_ocisbx "runc 1.1 takes a relative path as relative to /"
+	local field
+	for field in maskedPaths readonlyPaths; do
+		make_config
+		config_add "linux.$field" '"etc/hostname"'
+		set_args true
+		run run_container "$CID"
+		echo "$field: status $status: $output"
+		[ "$status" -ne 0 ]
+		[[ $output == *"config.json: .linux.$field["*']: "etc/hostname" is not an absolute path'* ]]
+		[ -z "$(state_entries)" ]
+	done
+}

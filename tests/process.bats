@@ -343,3 +343,80 @@ sig_ignored() {
 	[ "$status" -eq 0 ]
 	[ "$output" = 0 ]
 }
+
+@test "process: without oomScoreAdj the container keeps the runtime's oom_score_adj" {
+	set_args cat /proc/self/oom_score_adj
+	# the runtime starts with oom_score_adj 123 (its subshell's: raising it needs no privilege)
+	run_adjusted() { (echo 123 >/proc/self/oom_score_adj && run_container "$CID"); }
+	run run_adjusted </dev/null
+	echo "status $status: $output"
+	[ "$status" -eq 0 ]
+	[ "$output" = 123 ]
+}
+
+@test "process: linux.personality LINUX32 makes uname say the 32-bit machine" {
+	requires_ocisbx "runc 1.1 does not know linux.personality"
+	[ "$(uname -m)" = x86_64 ] || skip "the 32-bit name checked is x86_64's (i686)"
+	config_set linux.personality '{"domain":"LINUX32"}'
+	in_container uname -m
+	[ "$status" -eq 0 ]
+	[ "$output" = i686 ]
+	config_set linux.personality '{"domain":"LINUX"}'
+	in_container uname -m
+	[ "$status" -eq 0 ]
+	[ "$output" = x86_64 ]
+}
+
+@test "process: consoleSize without terminal is ignored" {
+	config_set process.terminal false
+	config_set process.consoleSize '{"height":30,"width":100}'
+	in_container echo ran
+	[ "$status" -eq 0 ]
+	[ "$output" = ran ]
+}
+
+@test "process: ioPriority class and priority" {
+	requires_ocisbx "runc 1.1 does not know process.ioPriority"
+	config_set process.ioPriority '{"class":"IOPRIO_CLASS_BE","priority":6}'
+	in_container ionice
+	[ "$status" -eq 0 ]
+	[ "$output" = "best-effort: prio 6" ]
+	config_set process.ioPriority '{"class":"IOPRIO_CLASS_IDLE","priority":0}'
+	in_container ionice
+	[ "$status" -eq 0 ]
+	[ "$output" = idle ]
+}
+
+@test "process: ioPriority without its (REQUIRED) priority is priority 0, as runc takes it" {
+	requires_ocisbx "runc 1.1 does not know process.ioPriority"
+	config_set process.ioPriority '{"class":"IOPRIO_CLASS_BE"}'
+	in_container ionice
+	[ "$status" -eq 0 ]
+	[ "$output" = "best-effort: prio 0" ]
+}
+
+@test "process: scheduler policy SCHED_BATCH with its nice value" {
+	requires_ocisbx "runc 1.1 does not know process.scheduler"
+	config_set process.scheduler '{"policy":"SCHED_BATCH","nice":5}'
+	# /proc/self/stat: field 19 is nice, field 41 the policy (SCHED_BATCH = 3)
+	in_container awk '{print $19, $41}' /proc/self/stat
+	[ "$status" -eq 0 ]
+	[ "$output" = "5 3" ]
+}
+
+@test "process: a user without uid and gid (both REQUIRED) is root, as runc takes it" {
+	config_set process.user '{}'
+	in_container sh -c 'id -u; id -g'
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = 0 ]
+	[ "${lines[1]}" = 0 ]
+}
+
+@test "process: linux.personality without its (REQUIRED) domain is refused, naming it" {
+	requires_ocisbx "runc 1.1 does not know linux.personality"
+	config_set linux.personality '{"flags":[]}'
+	in_container true
+	[ "$status" -ne 0 ]
+	[[ $output == *'config.json: .linux.personality.domain: unknown domain ""'* ]]
+	[ -z "$(state_entries)" ]
+}
