@@ -40,7 +40,20 @@ static const char exec_help[] =
   "                             foreground exec is killed (SIGKILL too), every process\n"
   "                             it started dies, daemons included.  The default is the\n"
   "                             container's annotation io.github.ocisbx.exec.kill-tree\n"
-  "                             (\"true\" or \"false\"; false when absent)\n";
+  "                             (\"true\" or \"false\"; false when absent)\n"
+  "      --memory SIZE          run the process in a cgroup of its own below the\n"
+  "                             container's, limited to SIZE bytes (k, m, g suffixes;\n"
+  "                             no swap beyond it): its whole tree, and only it, is\n"
+  "                             OOM-killed past the limit\n"
+  "      --pids-limit N         the same, at most N processes (tasks) in it\n"
+  "      --cpus N               the same, at most N CPUs of time (a decimal: 0.5)\n"
+  "                             Defaults: the container's annotations\n"
+  "                             io.github.ocisbx.exec.memory, .pids-limit, .cpus\n"
+  "      --usage-file FILE      (foreground) when the process ends, write its cgroup's\n"
+  "                             usage as JSON: CPU time, peak memory, OOM kills, forks\n"
+  "                             refused by the pids limit; a cgroup of its own too\n"
+  "      --cgroup SUB           join the container's existing sub-cgroup SUB (runc 1.2;\n"
+  "                             on cgroup v1 also CONTROLLER[,CONTROLLER]:SUB, repeatable)\n";
 
 static int
 parse_id (const char *s, unsigned long *out)
@@ -116,6 +129,11 @@ enum
   OPT_APPARMOR,
   OPT_IGNORE_PAUSED,
   OPT_KILL_TREE,
+  OPT_MEMORY,
+  OPT_PIDS_LIMIT,
+  OPT_CPUS,
+  OPT_CGROUP,
+  OPT_USAGE_FILE,
 };
 
 static const struct option exec_options[] = {
@@ -135,6 +153,11 @@ static const struct option exec_options[] = {
   { "apparmor", required_argument, NULL, OPT_APPARMOR },
   { "ignore-paused", no_argument, NULL, OPT_IGNORE_PAUSED },
   { "kill-tree", optional_argument, NULL, OPT_KILL_TREE },
+  { "memory", required_argument, NULL, OPT_MEMORY },
+  { "pids-limit", required_argument, NULL, OPT_PIDS_LIMIT },
+  { "cpus", required_argument, NULL, OPT_CPUS },
+  { "cgroup", required_argument, NULL, OPT_CGROUP },
+  { "usage-file", required_argument, NULL, OPT_USAGE_FILE },
   { "help", no_argument, NULL, 'h' },
   { NULL, 0, NULL, 0 },
 };
@@ -152,6 +175,10 @@ static const struct
   { OPT_CWD, false, offsetof (exec_opts, cwd) },
   { OPT_PROCESS_LABEL, false, offsetof (exec_opts, process_label) },
   { OPT_APPARMOR, false, offsetof (exec_opts, apparmor) },
+  { OPT_MEMORY, false, offsetof (exec_opts, cg.memory) },
+  { OPT_PIDS_LIMIT, false, offsetof (exec_opts, cg.pids_limit) },
+  { OPT_CPUS, false, offsetof (exec_opts, cg.cpus) },
+  { OPT_USAGE_FILE, false, offsetof (exec_opts, cg.usage_file) },
   { 't', true, offsetof (exec_opts, tty) },
   { 'd', true, offsetof (exec_opts, detach) },
   { OPT_IGNORE_PAUSED, true, offsetof (exec_opts, ignore_paused) },
@@ -163,9 +190,11 @@ set_plain (exec_opts *o, int c, const char *arg)
 {
   char *base = (char *) o;
 
-  if (c == 'e' || c == 'c')
+  if (c == 'e' || c == 'c' || c == OPT_CGROUP)
     {
-      if (c == 'e')
+      if (c == OPT_CGROUP)
+        o->cg.join[o->cg.n_join++] = arg;
+      else if (c == 'e')
         o->env[o->n_env++] = (char *) arg;
       else
         o->caps[o->n_caps++] = (char *) arg;
@@ -234,6 +263,8 @@ set_operands (exec_opts *o, int argc, char **argv, int optind)
     return cmd_usage_error ("exec", "--process and a command cannot be given together");
   if (o->process_file == NULL && o->n_args == 0)
     return cmd_usage_error ("exec", "a command to run is required (or --process FILE)");
+  if (o->detach && o->cg.usage_file)
+    return cmd_usage_error ("exec", "--usage-file needs a foreground exec (-d returns before the process ends)");
   return 0;
 }
 
@@ -242,6 +273,7 @@ cmd_exec (const ocisbx_globals *g, int argc, char **argv)
 {
   cleanup_free char **env = xmalloc0 ((argc + 1) * sizeof (char *));
   cleanup_free char **caps = xmalloc0 ((argc + 1) * sizeof (char *));
+  cleanup_free const char **join = xmalloc0 ((argc + 1) * sizeof (char *));
   cleanup_free gid_t *gids = NULL;
   size_t max_gids = argc;
   exec_opts o;
@@ -257,6 +289,7 @@ cmd_exec (const ocisbx_globals *g, int argc, char **argv)
   o.env = env;
   o.caps = caps;
   o.add_gids = gids;
+  o.cg.join = join;
   o.no_new_privs = -1;
   o.kill_tree = -1;
   opterr = 0;

@@ -196,6 +196,9 @@ features_document (oci_features **out, ocisbx_err **err)
   map_set (&f->annotations, "io.github.ocisbx.commit", GIT_COMMIT);
   /* read from config.json by every exec: its values */
   map_set (&f->annotations, EXEC_KILL_TREE_ANNOTATION, "true|false");
+  map_set (&f->annotations, EXEC_MEMORY_ANNOTATION, "bytes, k/m/g suffixes (a cgroup per exec)");
+  map_set (&f->annotations, EXEC_PIDS_ANNOTATION, "max processes (a cgroup per exec)");
+  map_set (&f->annotations, EXEC_CPUS_ANNOTATION, "CPUs, a decimal (a cgroup per exec)");
   /* read by create and run (rootfs/overlay.c) */
   map_set (&f->annotations, ROOTFS_OVERLAY_ANNOTATION, "ephemeral|/absolute/upper/dir");
   *out = f;

@@ -276,4 +276,9 @@ int cg_systemd_start (cgroup_manager *m, pid_t pid, ocisbx_err **err);
 int cg_systemd_update (cgroup_manager *m, const oci_resources *res, ocisbx_err **err);
 int cg_systemd_stop (const cgroup_manager *m, ocisbx_err **err);
 
+/* ---- exec_usage.c: an exec's cgroup of its own (exec_cgroup.h) ---- */
+struct exec_cgroup_usage;
+/* The usage in T's hierarchies whose path holds NAME (the exec's own). */
+int cg_exec_usage (const cgroup_manager *t, const char *name, struct exec_cgroup_usage *u, ocisbx_err **err);
+
 #endif

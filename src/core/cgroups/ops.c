@@ -181,6 +181,16 @@ freezer_holds (const char *dir, bool v2)
   return strncmp (s, "THAWED", 6) != 0;
 }
 
+/* Is the cgroup path P TOP or below it? */
+static bool
+path_within (const char *p, const char *top)
+{
+  size_t n = strlen (top);
+  if (strcmp (top, "/") == 0)
+    return true;
+  return strncmp (p, top, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
 char *
 cgroup_frozen_elsewhere (const cgroup_manager *m, pid_t pid)
 {
@@ -213,8 +223,8 @@ cgroup_frozen_elsewhere (const cgroup_manager *m, pid_t pid)
         }
       else
         continue;
-      if (h && strcmp (h->path, own[i].path) == 0)
-        continue; /* the container's own: delete thaws it */
+      if (h && path_within (own[i].path, h->path))
+        continue; /* the container's own (or below it: an exec's, the v2 leaf): delete thaws it */
       if (freezer_holds (dir, v2))
         found = steal_ptr (&dir);
     }

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/cgroups/exec_cgroup.h"
 #include "core/error.h"
 
 typedef struct exec_opts
@@ -63,6 +64,7 @@ typedef struct exec_opts
   const char *apparmor;       /* --apparmor */
   bool ignore_paused;         /* --ignore-paused */
   int kill_tree;              /* --kill-tree: -1 unset (the container's annotation), 0, 1 */
+  exec_cgroup_opts cg;        /* --memory, --pids-limit, --cpus, --cgroup, --usage-file */
 } exec_opts;
 
 /* The annotation (config.json, read from the state at each exec) that runs every exec

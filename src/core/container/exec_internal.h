@@ -49,6 +49,7 @@ typedef struct exec_ctx
   cgroup_join cgj;
   char *rdt_tasks;           /* linux.intelRdt: the tasks files the process goes in (NULL:
                                 none; intelrdt.h) */
+  exec_cgroup *ecg;          /* the cgroup the process joins (cgroups/exec_cgroup.h) */
   bool paused;               /* --ignore-paused on a paused container */
   bool tree;                 /* --kill-tree or the container's annotation (exec.h) */
   int self_pidfd;            /* ours, for a foreground tree's reaper (src/dmz/tree.h) */

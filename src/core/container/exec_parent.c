@@ -49,6 +49,7 @@ ctx_free (exec_ctx *c, bool failed)
   close_fd (&c->self_pidfd);
   cgroup_join_close (&c->cgj);
   free (c->rdt_tasks);
+  exec_cgroup_free (c->ecg);
   if (c->seccomp)
     seccomp_prog_free (c->seccomp);
   process_plan_free (&c->plan);
@@ -219,10 +220,12 @@ prepare_cgroups (exec_ctx *c, ocisbx_err **err)
   if (intelrdt_tasks_read (c->h.dirfd, &c->rdt_tasks, err) < 0)
     return -1;
   if (c->h.st->cgroups == NULL)
-    return 0;
+    return exec_cgroup_none (&c->o->cg, &c->h.st->annotations, err);
   if (container_cgroups (&c->h, &m, err) < 0)
     return err_wrap (err, "the container's cgroups");
-  cgroup_join_prepare (m, !container_reaches_process (c), &c->cgj);
+  if (exec_cgroup_open (m, &c->o->cg, &c->h.st->annotations, &c->ecg, err) < 0)
+    return -1;
+  cgroup_join_prepare (exec_cgroup_target (c->ecg), !container_reaches_process (c), &c->cgj);
   return 0;
 }
 
@@ -302,7 +305,7 @@ clone_process (exec_ctx *c, ocisbx_err **err)
     }
   if (exec_parent_enters_cgroup (c))
     {
-      if (cgroup_enter (c->h.cg, c->sp.pid, err) < 0)
+      if (cgroup_enter (exec_cgroup_target (c->ecg), c->sp.pid, err) < 0)
         return err_wrap (err, "cgroups");
       if (sync_send_go (c->sp.sync_parent, NULL, 0, err) < 0)
         return -1;
@@ -391,7 +394,8 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
   if (status < 0)
     return -1;
   *exit_code = foreground_exit_code (status, EXEC_EXIT_FAILED);
-  return 0;
+  /* the process (a --kill-tree tree's reaper: the whole tree) is gone */
+  return c->ecg ? exec_cgroup_end (c->ecg, *exit_code, c->tree, err) : 0;
 }
 
 int
