@@ -203,6 +203,20 @@ requires_newuidmap() {
 	[[ "${lines[1]}" =~ 0[[:space:]]+$RL_UID[[:space:]]+1 ]]
 }
 
+@test "rootless: exec with a cgroup of its own (--pids-limit) into a container without a delegated cgroup: a clear error" {
+	requires_ocisbx "per-exec cgroups are ocisbx's"
+	set_args sleep 100
+	rl_create "$CID"
+	rl start "$CID"
+	CLEANUP_PIDS+=("$(rl state "$CID" | json_field pid)")
+	run rl exec --pids-limit 5 "$CID" true
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"--pids-limit"*"the container has no cgroup"*"delegated"* ]] ||
+		[[ "$output" == *"exec --pids-limit: the container has no pids cgroup (rootless: not delegated"* ]]
+	[ "$(rl state "$CID" | json_field status)" = running ]
+}
+
 @test "rootless: files written in a bind mount belong to the user on the host" {
 	bind_shared
 	set_args sh -c 'echo hi >/mnt/file && mkdir /mnt/dir && ls -ln /mnt'

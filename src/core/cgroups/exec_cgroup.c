@@ -542,7 +542,9 @@ exec_cgroup_none (const exec_cgroup_opts *o, const struct ocispec_map *annotatio
   if (exec_cgroup_limits_get (o, annotations, &l, err) < 0)
     return -1;
   if (l.own || o->n_join)
-    return err_setk (err, ERR_UNSUPPORTED, 0, "exec %s: the container has no cgroup",
+    return err_setk (err, ERR_UNSUPPORTED, 0,
+                     "exec %s: the container has no cgroup (a rootless one has one only where its user was "
+                     "delegated a cgroup)",
                      o->n_join ? "--cgroup" : "with a cgroup of its own (--memory, --pids-limit, --cpus, --usage-file)");
   return 0;
 }
