@@ -275,6 +275,30 @@ end" ]
 	pid_alive "$other"
 }
 
+@test "exec: with --annotation io.github.ocisbx.exec.pids-limit/memory, each podman exec has a cgroup of its own: a fork bomb and a memory hog are stopped there, the container and another exec go on" {
+	requires_ocisbx "the per-exec cgroup annotations are ocisbx's"
+	run_d "$NAME" --annotation io.github.ocisbx.exec.kill-tree=true --annotation io.github.ocisbx.exec.pids-limit=5 \
+		--annotation io.github.ocisbx.exec.memory=32m "$PM_IMAGE" sleep 1000
+	init=$(pm_pid "$NAME")
+	PM_TIMEOUT=900 pm exec "$NAME" sleep 299 </dev/null >/dev/null 2>&1 &
+	other=$!
+	wait_for_output 1 20 "the other exec" ns_count "$init" sleep 299
+	# the fork bomb: refused past 5 tasks in the exec's own pids cgroup
+	run pm exec "$NAME" sh -c 'grep pids /proc/self/cgroup; for i in $(seq 20); do sleep 30 & done 2>&1; echo loop-done'
+	echo "$output"
+	[[ "$output" == *"/ocisbx-exec-"* ]]
+	[[ "$output" == *"can't fork"* ]]
+	# the hog: a 200 MB shell variable, OOM-killed in its own 32 MiB
+	run pm exec "$NAME" sh -c 'x=$(head -c 200000000 /dev/zero | tr "\0" a); echo survived'
+	echo "$output"
+	[ "$status" -eq 137 ]
+	[[ "$output" != *survived* ]]
+	[ "$(pm_state "$NAME")" = running ]
+	pid_alive "$init"
+	[ "$(ns_count "$init" sleep 299)" -eq 1 ]
+	pid_alive "$other"
+}
+
 # --- terminal -------------------------------------------------------------------
 
 @test "run -t: the process has a pty as stdin/stdout with the terminal's size" {

@@ -80,14 +80,18 @@ phase_csd ()
 }
 
 # exec: one `sleep` container per runtime and config, then ROUNDS x `exec ID /bin/true`
-# (and, for an ocisbx with exec trees, `exec --kill-tree ID /bin/true` right after it).
+# (and, for an ocisbx with exec trees, `exec --kill-tree ID /bin/true` right after it; with
+# per-exec cgroups, `exec --memory 1g --pids-limit 1000 ID /bin/true`: a cgroup made,
+# joined, its usage read and removed).
 phase_exec ()
 {
   local i cfg rt id
-  declare -A live=() tree=()
-  # an ocisbx build with exec trees: `exec --kill-tree` too (issue 18)
+  declare -A live=() tree=() percg=()
+  # an ocisbx build with exec trees: `exec --kill-tree` too (issue 18); with per-exec
+  # cgroups, `exec --memory --pids-limit` (issue 31)
   for rt in "${RTS[@]}"; do
     $(rt_cmd "$rt") features 2>/dev/null | grep -q exec.kill-tree && tree[$rt]=1
+    $(rt_cmd "$rt") features 2>/dev/null | grep -q exec.pids-limit && percg[$rt]=1
   done
   for cfg in $CONFIGS; do
     for rt in "${RTS[@]}"; do
@@ -114,6 +118,10 @@ phase_exec ()
         if [ -n "${tree[$rt]:-}" ] && ! gave_up "exectree|$cfg|$rt"; then
           timed $(rt_cmd "$rt") exec --kill-tree "$id" /bin/true
           record "exectree|$cfg|$rt"
+        fi
+        if [ -n "${percg[$rt]:-}" ] && ! gave_up "execcg|$cfg|$rt"; then
+          timed $(rt_cmd "$rt") exec --memory 1g --pids-limit 1000 "$id" /bin/true
+          record "execcg|$cfg|$rt"
         fi
       done
     done

@@ -1,15 +1,16 @@
 # The report of contrib/bench/startup.sh (sourced, bash): a table on stdout, a TSV file.
 
-METRICS="run cpu create start delete exec exectree rss"
+METRICS="run cpu create start delete exec exectree execcg rss"
 declare -A LABEL=([run]="run /bin/true" [cpu]="CPU of run" [create]="create" [start]="start" [delete]="delete"
-                  [exec]="exec /bin/true" [exectree]="exec --kill-tree" [rss]="peak RSS of run")
+                  [exec]="exec /bin/true" [exectree]="exec --kill-tree" [execcg]="exec own cgroup" [rss]="peak RSS of run")
 
 # crun_key KEY: the crun measurement KEY ("metric|config|runtime") is compared with: the
-# same metric's, but plain `exec` for `exec --kill-tree` (which crun has not).
+# same metric's, but plain `exec` for `exec --kill-tree` and the per-exec cgroup (which
+# crun has not).
 crun_key ()
 {
   local metric=${1%%|*} rest=${1#*|}
-  [ "$metric" = exectree ] && metric=exec
+  [ "$metric" = exectree ] || [ "$metric" = execcg ] && metric=exec
   echo "$metric|${rest%|*}|crun"
 }
 
