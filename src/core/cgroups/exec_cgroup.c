@@ -401,7 +401,7 @@ make_own (exec_cgroup *e, ocisbx_err **err)
     return -1;
   for (unsigned n = 0;; n++)
     {
-      size_t made = 0, i;
+      size_t made = 0, at = 0, i;
       int errnum = 0;
 
       free (e->name);
@@ -414,7 +414,10 @@ make_own (exec_cgroup *e, ocisbx_err **err)
         return -1;
       for (i = 0; i < e->target->n && errnum == 0; i++)
         if (subs[i] && e->target->fs->mkdir (e->target->h[i].dir, 0755) < 0)
-          errnum = errno;
+          {
+            errnum = errno;
+            at = i;
+          }
         else if (subs[i])
           made = i + 1;
       if (errnum == 0)
@@ -424,9 +427,13 @@ make_own (exec_cgroup *e, ocisbx_err **err)
         if (subs[i])
           e->target->fs->rmdir (e->target->h[i].dir);
       if (errnum != EEXIST || n == 99)
-        return err_setk (err, ERR_SYSTEM, errnum,
-                         "exec: make its cgroup `%s`%s", e->target->h[made].dir,
-                         ctr->rootless ? " (rootless: the container's cgroup is not delegated to this user)" : "");
+        {
+          err_setk (err, ERR_SYSTEM, errnum, "exec: make its cgroup `%s`%s", e->target->h[at].dir,
+                    ctr->rootless ? " (rootless: the container's cgroup is not delegated to this user)" : "");
+          free (e->name); /* nothing of this name is ours to remove */
+          e->name = NULL;
+          return -1;
+        }
     }
   if (apply_limits (e, err) < 0)
     {
