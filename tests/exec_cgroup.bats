@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # A cgroup per exec (src/core/cgroups/exec_cgroup.h): exec --memory, --pids-limit, --cpus
 # and the container's annotations io.github.ocisbx.exec.*, the usage of an exec
-# (--usage-file), runc 1.2's exec --cgroup; a fork bomb or a memory hog stopped in its
+# (--usage-file), runc's exec --cgroup; a fork bomb or a memory hog stopped in its
 # own cgroup while the container and its other execs go on; the cgroups removed.
 # (tests/podman.bats drives the annotations through podman; the v2 logic, which this
 # machine's layouts cannot run, is in tests/unit/test_exec_cgroup.c.)

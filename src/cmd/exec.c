@@ -52,7 +52,7 @@ static const char exec_help[] =
   "      --usage-file FILE      (foreground) when the process ends, write its cgroup's\n"
   "                             usage as JSON: CPU time, peak memory, OOM kills, forks\n"
   "                             refused by the pids limit; a cgroup of its own too\n"
-  "      --cgroup SUB           join the container's existing sub-cgroup SUB (runc 1.2;\n"
+  "      --cgroup SUB           join the container's existing sub-cgroup SUB (as runc;\n"
   "                             on cgroup v1 also CONTROLLER[,CONTROLLER]:SUB, repeatable)\n";
 
 static int

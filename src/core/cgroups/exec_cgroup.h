@@ -1,7 +1,7 @@
 /* The cgroup of one exec: per-command containment in a long-lived container.
  *
  * An exec joins, in this order of choice:
- *   - --cgroup SUB (runc 1.2): an existing sub-cgroup of the container's ("path", or on
+ *   - --cgroup SUB (as runc's): an existing sub-cgroup of the container's ("path", or on
  *     v1 "controller[,controller]:path", repeatable), never made nor removed by us;
  *   - a cgroup of its own, made below the container's when a limit is asked (--memory,
  *     --pids-limit, --cpus, or the container's annotations below) or its usage
