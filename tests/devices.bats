@@ -261,3 +261,37 @@ assert_host_nodes_kept() {
 	use_userns
 	assert_host_nodes_kept
 }
+
+@test "linux.devices in a user namespace: a node the host lacks, with the entry's fileMode, uid and gid" {
+	requires_ocisbx "runc 1.1 binds the host's node at the same path: there is none"
+	use_userns
+	# 1:5 is the zero device; the host has no /dev/ocisbx-zero
+	[ ! -e /dev/ocisbx-zero ]
+	config_add linux.devices '{"path":"/dev/ocisbx-zero","type":"c","major":1,"minor":5,"fileMode":388,"uid":10,"gid":11}'
+	config_add linux.devices '{"path":"/dev/sub/ocisbx-blk","type":"b","major":7,"minor":200,"fileMode":384}'
+	ctr_sh 'stat -c "%n %F %t:%T %a %u:%g" /dev/ocisbx-zero /dev/sub/ocisbx-blk
+		echo "zero=$(head -c 4 /dev/ocisbx-zero | od -An -tx1 | tr -d " ")"
+		grep " /dev/ocisbx-zero " /proc/self/mountinfo | cut -d" " -f6'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "/dev/ocisbx-zero character special file 1:5 604 10:11" ]
+	[ "${lines[1]}" = "/dev/sub/ocisbx-blk block special file 7:c8 600 0:0" ]
+	[ "${lines[2]}" = "zero=00000000" ]
+	opts=,${lines[3]},
+	[[ "$opts" == *,nosuid,* && "$opts" == *,noexec,* ]]
+	[ ! -e /dev/ocisbx-zero ]
+}
+
+@test "linux.devices in a user namespace: an owner not mapped there is refused, naming the field" {
+	requires_ocisbx "runc 1.1 binds the host's node, ignoring uid and gid"
+	use_userns
+	config_add linux.devices '{"path":"/dev/ocisbx-zero","type":"c","major":1,"minor":5,"uid":0,"gid":70000}'
+	snapshot_host
+	set_args sh -c 'echo RAN'
+	run run_container "$CID"
+	echo "status $status: $output"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *RAN* ]]
+	[[ "$output" == *'config.json: .linux.devices[0].gid: 70000 is not mapped in the user namespace'* ]]
+	assert_nothing_left
+}

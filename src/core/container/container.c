@@ -23,6 +23,7 @@
 #include "core/process/lsm.h"
 #include "core/rootfs/mounts.h"
 #include "core/container/notify.h"
+#include "core/rootfs/device_nodes.h"
 #include "core/net/netdevices.h"
 #include "core/rootfs/pathres.h"
 #include "core/container/sync.h"
@@ -383,7 +384,8 @@ protect_exec (create_ctx *c, ocisbx_err **err)
 }
 
 /* A bind source for the init in a user namespace (mounts_runtime_source), from inside
-   its mount namespace (c->mount_server: sync_ask_mount_source's answer). */
+   its mount namespace, or a device node (c->mount_server: sync_ask_mount_source's
+   answer). */
 static int
 open_mount_source (void *arg, size_t index, int child_fd, ocisbx_err **err)
 {
@@ -391,6 +393,11 @@ open_mount_source (void *arg, size_t index, int child_fd, ocisbx_err **err)
   int fd;
   ns_saved saved;
 
+  if (IS_DEVICE_SOURCE (index)) /* made on the host's side: no path to resolve */
+    {
+      fd = devices_runtime_node (c->cfg, DEVICE_SOURCE_INDEX (index), c->sp.pid, err);
+      return fd < 0 ? err_wrap (err, "rootfs") : fd;
+    }
   if (ns_enter_mount_of (c->sp.pidfd, c->sp.pid, &saved, err) < 0)
     return -1;
   if (index == ROOTFS_SOURCE)

@@ -330,6 +330,27 @@ ns_write_id_maps (pid_t pid, const oci_id_mapping *uids, size_t n_uids, const oc
 }
 
 int
+ns_id_to_host (pid_t pid, const char *file, uint32_t id, uint32_t *host, ocisbx_err **err)
+{
+  char path[64];
+  cleanup_free char *map = NULL;
+  const char *p;
+  unsigned long inside, outside, count;
+  int used = 0;
+
+  snprintf (path, sizeof path, "/proc/%d/%s", (int) pid, file);
+  if (read_file_at (AT_FDCWD, path, &map, NULL, err) < 0)
+    return -1;
+  for (p = map; sscanf (p, " %lu %lu %lu%n", &inside, &outside, &count, &used) == 3; p += used)
+    if (id >= inside && id - inside < count)
+      {
+        *host = (uint32_t) (outside + (id - inside));
+        return 1;
+      }
+  return 0;
+}
+
+int
 ns_loopback_up (ocisbx_err **err)
 {
   struct ifreq ifr;

@@ -75,4 +75,8 @@ int ns_loopback_up (ocisbx_err **err);
 int ns_write_id_maps (pid_t pid, const oci_id_mapping *uids, size_t n_uids, const oci_id_mapping *gids,
                       size_t n_gids, bool deny_setgroups, ocisbx_err **err);
 
+/* Parent: ID of PID's user namespace as the host sees it, by /proc/PID/FILE ("uid_map" or
+   "gid_map"): 1 and *HOST set, 0 when ID is not mapped there, -1 on error. */
+int ns_id_to_host (pid_t pid, const char *file, uint32_t id, uint32_t *host, ocisbx_err **err);
+
 #endif

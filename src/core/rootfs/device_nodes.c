@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "core/ns/namespaces.h"
 #include "core/rootfs/mounts.h"
 #include "core/rootfs/pathres.h"
 #include "core/utils.h"
@@ -43,13 +44,11 @@ static const struct
   { "pts/ptmx", "ptmx" },
 };
 
-/* In a user namespace: an empty file at the node's path with the host's node bound on it,
-   nosuid and noexec. */
+/* The host's node N, checked to be N's device (O_PATH). */
 static int
-bind_host_node (rootfs_procfd procfd, int rootfd, const device_node *n, ocisbx_err **err)
+open_host_node (const device_node *n, ocisbx_err **err)
 {
   cleanup_close int src = open (n->path, O_PATH | O_CLOEXEC);
-  cleanup_close int dst = -1, mnt = -1;
   struct stat st;
 
   if (src < 0)
@@ -59,6 +58,19 @@ bind_host_node (rootfs_procfd procfd, int rootfd, const device_node *n, ocisbx_e
   if ((st.st_mode & S_IFMT) != n->type
       || (n->type != S_IFIFO && (major (st.st_rdev) != n->major || minor (st.st_rdev) != n->minor)))
     return err_set (err, EINVAL, "host `%s` is not the device %u:%u", n->path, n->major, n->minor);
+  return steal_fd (&src);
+}
+
+/* In a user namespace: an empty file at the node's path with the host's node bound on it,
+   nosuid and noexec. */
+static int
+bind_host_node (rootfs_procfd procfd, int rootfd, const device_node *n, ocisbx_err **err)
+{
+  cleanup_close int src = open_host_node (n, err);
+  cleanup_close int dst = -1, mnt = -1;
+
+  if (src < 0)
+    return -1;
   dst = pathres_create (rootfd, n->path, PATHRES_FILE, 0644, err);
   if (dst < 0 || mount_bind_fd_known (procfd, src, dst, 0, n->path, err) < 0)
     return -1;
@@ -67,6 +79,24 @@ bind_host_node (rootfs_procfd procfd, int rootfd, const device_node *n, ocisbx_e
   if (mnt < 0)
     return -1;
   return mount_setattr_fd (mnt, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0, false, n->path, err);
+}
+
+/* In a user namespace, with the runtime's help: linux.devices[INDEX]'s node as the
+   runtime made it (devices_runtime_node), moved onto an empty file at its path. */
+static int
+bind_runtime_node (const rootfs_ctx *ctx, int rootfd, const device_node *n, size_t index, ocisbx_err **err)
+{
+  cleanup_close int tree = ctx->runtime_source (ctx->runtime_source_arg, DEVICE_SOURCE (index), -1, err);
+  cleanup_close int dst = -1;
+
+  if (tree < 0)
+    return -1;
+  dst = pathres_create (rootfd, n->path, PATHRES_FILE, 0644, err);
+  if (dst < 0)
+    return -1;
+  if (sys->move_mount (tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+    return err_set (err, errno, "mount `%s`", n->path);
+  return 0;
 }
 
 /* After mknodat: the node itself (O_PATH, O_NOFOLLOW), checked to be the one just made,
@@ -94,15 +124,24 @@ fix_node (int dirfd, const char *base, const device_node *n, ocisbx_err **err)
   return 0;
 }
 
-/* N's node; DEVFD, when not -1, is the container's /dev already resolved (N is in it). */
+/* N's node; DEVFD, when not -1, is the container's /dev already resolved (N is in it).
+   INDEX: N's entry in linux.devices, or NOT_IN_CONFIG (a default device). */
+#define NOT_IN_CONFIG ((size_t) -1)
 static int
-make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, bool config_entry,
+make_node (const rootfs_ctx *ctx, int rootfd, int devfd, const device_node *n, size_t index,
            ocisbx_err **err)
 {
+  bool config_entry = index != NOT_IN_CONFIG;
+
   cleanup_free char *dir = NULL, *base = NULL;
   cleanup_close int own = -1;
   int dirfd = devfd;
 
+  /* In a user namespace mknod is refused (and a node on the container's own /dev could
+     not be opened): the runtime, when it lends its privileges, makes linux.devices' with
+     their mode and owner; otherwise, and for the default devices, the host's are bound. */
+  if (ctx->userns && config_entry && ctx->runtime_source)
+    return bind_runtime_node (ctx, rootfd, n, index, err);
   if (ctx->userns)
     return bind_host_node (ctx->procfd, rootfd, n, err);
   pathres_split (n->path, &dir, &base);
@@ -176,6 +215,77 @@ node_from_config (const oci_device *d, device_node *n, ocisbx_err **err)
   n->uid = d->uid ? *d->uid : 0;
   n->gid = d->gid ? *d->gid : 0;
   return 0;
+}
+
+/* ID (.linux.devices[INDEX].FIELD) as the host sees it in the user namespace of PID. */
+static int
+node_host_id (pid_t pid, const char *map, uint32_t id, size_t index, const char *field, uint32_t *host,
+              ocisbx_err **err)
+{
+  int r = ns_id_to_host (pid, map, id, host, err);
+
+  if (r == 0)
+    return err_set (err, EINVAL, "config.json: .linux.devices[%zu].%s: %u is not mapped in the user namespace",
+                    index, field, id);
+  return r < 0 ? -1 : 0;
+}
+
+/* A tmpfs of our own with N made as "node": by host root (no nodev), unreachable by
+   anyone else (never attached), so that mode and owner are set by name safely. */
+static int
+runtime_tmpfs_node (const device_node *n, uint32_t uid, uint32_t gid, ocisbx_err **err)
+{
+  cleanup_close int fs = sys->fsopen ("tmpfs", FSOPEN_CLOEXEC);
+  cleanup_close int mnt = -1;
+
+  if (fs < 0 || sys->fsconfig (fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+    return err_set (err, errno, "create a tmpfs for `%s`", n->path);
+  mnt = sys->fsmount (fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC);
+  if (mnt < 0)
+    return err_set (err, errno, "mount a tmpfs for `%s`", n->path);
+  if (sys->mknodat (mnt, "node", n->type | 0600, makedev (n->major, n->minor)) < 0)
+    return err_set (err, errno, "mknod `%s`", n->path);
+  if (fchmodat (mnt, "node", n->mode & 07777, 0) < 0)
+    return err_set (err, errno, "chmod `%s`", n->path);
+  if (fchownat (mnt, "node", uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+    return err_set (err, errno, "chown `%s`", n->path);
+  return steal_fd (&mnt);
+}
+
+int
+devices_runtime_node (const oci_config *cfg, size_t index, pid_t pid, ocisbx_err **err)
+{
+  device_node n;
+  uint32_t uid, gid;
+  cleanup_close int mnt = -1, host = -1;
+  int tree;
+
+  if (cfg->linux_ == NULL || index >= cfg->linux_->devices_len)
+    return err_set (err, EPROTO, "linux.devices[%zu]: no such device", index);
+  if (node_from_config (&cfg->linux_->devices[index], &n, err) < 0
+      || node_host_id (pid, "uid_map", n.uid, index, "uid", &uid, err) < 0
+      || node_host_id (pid, "gid_map", n.gid, index, "gid", &gid, err) < 0)
+    return -1;
+  mnt = runtime_tmpfs_node (&n, uid, gid, err);
+  if (mnt < 0)
+    return -1;
+  tree = sys->open_tree (mnt, "node", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+  if (tree >= 0 || errno != EINVAL)
+    return tree < 0 ? err_set (err, errno, "bind `%s`", n.path) : tree;
+  /* An older kernel clones no detached mount (EINVAL): the host's node, as before (its own
+     mode and owner: runc's way) */
+  host = open_host_node (&n, err);
+  if (host < 0)
+    return -1;
+  tree = sys->open_tree (host, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+  if (tree < 0)
+    return err_set (err, errno, "bind host device `%s`", n.path);
+  if (mount_setattr_fd (tree, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NOEXEC, 0, false, n.path, err) < 0)
+    {
+      close (tree);
+      return -1;
+    }
+  return tree;
 }
 
 static int devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
@@ -304,7 +414,7 @@ devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
       if (dev < 0)
         return err_wrap (err, "default devices");
       for (size_t i = 0; i < sizeof default_devices / sizeof default_devices[0]; i++)
-        if (make_node (ctx, rootfd, dev, &default_devices[i], false, err) < 0)
+        if (make_node (ctx, rootfd, dev, &default_devices[i], NOT_IN_CONFIG, err) < 0)
           return err_wrap (err, "default devices");
       if (make_links (dev, err) < 0)
         return err_wrap (err, "/dev links");
@@ -314,7 +424,7 @@ devices_setup_nodes (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
       {
         device_node n;
         if (node_from_config (&cfg->linux_->devices[i], &n, err) < 0
-            || make_node (ctx, rootfd, -1, &n, true, err) < 0)
+            || make_node (ctx, rootfd, -1, &n, i, err) < 0)
           return err_wrap (err, "linux.devices[%zu]", i);
       }
   return 0;

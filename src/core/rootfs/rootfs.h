@@ -20,6 +20,7 @@
 #define OCISBX_ROOTFS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "core/error.h"
@@ -85,14 +86,19 @@ typedef struct rootfs_ctx
                               rootfs_finalize (the caller's, zeroed) */
   /* In a user namespace, when the runtime lends its privileges: asks it for mounts[INDEX]'s
      bind source, or the rootfs (ROOTFS_SOURCE), when the container cannot open it (FD
-     -1), or for an idmapped copy of FD's tree (mounts_runtime_source), and returns the
-     fd it sent; NULL otherwise. */
+     -1), or for an idmapped copy of FD's tree (mounts_runtime_source), or for a device
+     node (DEVICE_SOURCE), and returns the fd it sent; NULL otherwise. */
   int (*runtime_source) (void *arg, size_t index, int fd, ocisbx_err **err);
   void *runtime_source_arg;
 } rootfs_ctx;
 
 /* runtime_source's INDEX for the rootfs itself (rootfs_setup binds it onto itself). */
 #define ROOTFS_SOURCE ((size_t) -1)
+/* runtime_source's INDEX for linux.devices[I]'s node (devices_runtime_node); on the
+   sync channel an int32, negative as ROOTFS_SOURCE: mounts' indexes stay apart. */
+#define DEVICE_SOURCE(i) ((size_t) -2 - (i))
+#define DEVICE_SOURCE_INDEX(src) ((size_t) -2 - (src))
+#define IS_DEVICE_SOURCE(src) ((src) != ROOTFS_SOURCE && (src) > (size_t) INT32_MAX)
 
 /* runtime-spec 1.3: a mount's relative destination is relative to "/": made absolute
    in CFG ("tmp" -> "/tmp"), before rootfs_validate_config and everything after it. */
