@@ -400,6 +400,20 @@ notify_profile() {
 	[ -z "$(runtime list -q)" ]
 }
 
+@test "seccomp: listenerPath without a NOTIFY rule is not used (runtime-spec: ignored)" {
+	# config-linux.md: "If the SCMP_ACT_NOTIFY action is not used this value is ignored."
+	# Nothing listens there: a runtime that connected anyway would have to fail (crun
+	# sends the filter's fd whenever listenerPath is set).
+	seccomp '{"defaultAction":"SCMP_ACT_ALLOW","listenerPath":"'"$TESTDIR/nobody-listens.sock"'","listenerMetadata":"m",
+		"syscalls":[{"names":["mkdir"],"action":"SCMP_ACT_ERRNO"}]}'
+	set_args sh -c 'mkdir /tmp/x 2>/dev/null || echo denied; echo RAN'
+	run run_container "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = denied ]
+	[ "${lines[1]}" = RAN ]
+}
+
 # --- the compiled-filter cache (ocisbx) ------------------------------------------
 
 @test "seccomp: the compiled filter is cached under --root, a corrupt entry is rewritten" {
