@@ -248,6 +248,23 @@ mount_order_run() {
 	[[ "$output" == *" /noiv tmpfs rw"* ]]
 }
 
+@test "tmpfs without mode=: the mode of the directory it covers, 1777 where none was" {
+	mkdir -p "$BUNDLE/rootfs/covered" "$BUNDLE/rootfs/private"
+	chmod 0712 "$BUNDLE/rootfs/covered"
+	chmod 0700 "$BUNDLE/rootfs/private"
+	config_add mounts '{"destination":"/covered","type":"tmpfs","source":"tmpfs","options":["size=1m"]}'
+	config_add mounts '{"destination":"/private","type":"tmpfs","source":"tmpfs","options":["mode=755"]}'
+	config_add mounts '{"destination":"/made","type":"tmpfs","source":"tmpfs"}'
+	ctr_sh 'for d in covered private made; do echo "$d $(stat -c %a /$d) $(stat -f -c %T /$d)"; done'
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "covered 712 tmpfs" ]
+	if is_ocisbx; then # as crun: the mount's mode= wins (runc 1.1 keeps the directory's)
+		[ "${lines[1]}" = "private 755 tmpfs" ]
+	fi
+	[ "${lines[2]}" = "made 1777 tmpfs" ]
+}
+
 @test "tmpcopyup: a new tmpfs starts with a copy of what it covers" {
 	mkdir -p "$BUNDLE/rootfs/opt/sub"
 	echo content >"$BUNDLE/rootfs/opt/sub/file"

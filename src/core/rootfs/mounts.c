@@ -298,6 +298,34 @@ pseudo_magic (const oci_mount *m, bool bind, int srcfd)
   return 0;
 }
 
+/* A tmpfs without mode= takes the mode of the directory it covers, when there is one
+   (as runc and crun): the image's 0700 or 0712 stays so under the mount; a destination
+   made for it gets tmpfs's own 1777. */
+static void
+tmpfs_mode_of_destination (int rootfd, const char *dest, mount_opts *o)
+{
+  ocisbx_err *ignored = NULL;
+  cleanup_close int fd = -1;
+  struct stat st;
+  char *data;
+
+  for (const char *p = o->data; p; p = strchr (p, ','), p = p ? p + 1 : NULL)
+    if (strncmp (p, "mode=", 5) == 0)
+      return;
+  fd = pathres_open (rootfd, dest, &ignored);
+  if (fd < 0)
+    {
+      err_free (ignored);
+      return;
+    }
+  if (fstat (fd, &st) < 0 || !S_ISDIR (st.st_mode))
+    return;
+  data = o->data ? xasprintf ("mode=%04o,%s", (unsigned) (st.st_mode & 07777), o->data)
+                 : xasprintf ("mode=%04o", (unsigned) (st.st_mode & 07777));
+  free (o->data);
+  o->data = data;
+}
+
 static int
 mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **err)
 {
@@ -331,6 +359,8 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
         return err_set (err, EPERM, "bind mount on `%s`: `%s` is not the root of a procfs", m->destination,
                         m->source);
     }
+  if (!bind && m->type && strcmp (m->type, "tmpfs") == 0)
+    tmpfs_mode_of_destination (rootfd, m->destination, &o);
   if (!bind && needs_plain_directory (m->type) && pathres_has_symlink (rootfd, m->destination))
     return err_set (err, ELOOP, "`%s` is a symlink in the rootfs: filesystem \"%s\" must be mounted on ordinary directory",
                     m->destination, m->type);
