@@ -305,7 +305,7 @@ stats ()
   local div=1 fmt="%.0f %.0f %.0f\n" trim=0
   [ "${UNIT[$1]}" = ms ] && div=1000 fmt="%.2f %.2f %.2f\n"
   [ "${UNIT[$1]}" = /s ] && fmt="%.1f %.1f %.1f\n"
-  case "${1%%|*}" in cpu|*_cpu) trim=1 ;; esac
+  case "${1%%|*}" in cpu*|*_cpu) trim=1 ;; esac
   [ -n "${SAMPLES[$1]// /}" ] || { echo "- - -"; return; }
   printf '%s\n' ${SAMPLES[$1]} | sort -n | awk -v d="$div" -v f="$fmt" -v trim="$trim" '
     { v[NR] = $1 / d }

@@ -7,10 +7,16 @@ rt_cmd () { echo "${RT_PATH[$1]}" --root "$TMP/state/$1"; }
 progress () { printf '\rbench: %-6s round %d/%d ' "$1" "$2" "$3" >&2; }
 progress_end () { printf '\n' >&2; }
 
-# run: ROUNDS x `RT run` of /bin/true per config, and the floor; wall and CPU time.
+# run: ROUNDS x `RT run` of /bin/true per config, and the floor; wall and CPU time.  An
+# ocisbx with overlay runs (its features list io.github.ocisbx.rootfs.overlay) also runs
+# `run --ephemeral` and `run --overlay-upper NEWDIR` right after its plain run (run_overlays).
 phase_run ()
 {
   local i cfg rt key id
+  declare -A ovl=()
+  for rt in "${RTS[@]}"; do
+    $(rt_cmd "$rt") features 2>/dev/null | grep -q io.github.ocisbx.rootfs.overlay && ovl[$rt]=1
+  done
   WANT_CPU=1
   for ((i = 1; i <= ROUNDS; i++)); do
     progress run "$i" "$ROUNDS"
@@ -27,11 +33,34 @@ phase_run ()
         record "$key"
         record_cpu "cpu|$cfg|$rt"
         [ "$RC" -eq 0 ] || kill_ctr "$rt" "$id"
+        [ -n "${ovl[$rt]:-}" ] && run_overlays "$cfg" "$rt" "$i"
       done
     done
   done
   WANT_CPU=""
   progress_end
+}
+
+# run_overlays CONFIG RT ROUND: `run --ephemeral` (keys runeph, cpueph) and `run
+# --overlay-upper` of a new directory (runovl, cpuovl; removed after, untimed) of the
+# plain run's bundle.  On a rootfs that is no btrfs subvolume both are overlays: the
+# rootfs the lower layer, the upper on a tmpfs or in the directory.
+run_overlays ()
+{
+  local cfg=$1 rt=$2 i=$3 v id
+  for v in eph ovl; do
+    gave_up "run$v|$cfg|$rt" && continue
+    id=ocisbxbench-$BENCHID-$rt-$cfg-$v-$i
+    if [ $v = eph ]; then
+      timed $(rt_cmd "$rt") run --ephemeral -b "$TMP/b/$cfg-$rt" "$id"
+    else
+      timed $(rt_cmd "$rt") run --overlay-upper "$TMP/upper-$id" -b "$TMP/b/$cfg-$rt" "$id"
+      rm -rf "$TMP/upper-$id"
+    fi
+    record "run$v|$cfg|$rt"
+    record_cpu "cpu$v|$cfg|$rt"
+    [ "$RC" -eq 0 ] || kill_ctr "$rt" "$id"
+  done
 }
 
 # wait_stopped RT ID: poll `state` (untimed) until the container has stopped (5 s at most).

@@ -1,17 +1,39 @@
 # The report of contrib/bench/startup.sh (sourced, bash): a table on stdout, a TSV file.
 
-METRICS="run cpu create start delete exec exectree execcg rss"
+METRICS="run runeph runovl cpu cpueph cpuovl create start delete exec exectree execcg rss"
 declare -A LABEL=([run]="run /bin/true" [cpu]="CPU of run" [create]="create" [start]="start" [delete]="delete"
-                  [exec]="exec /bin/true" [exectree]="exec --kill-tree" [execcg]="exec own cgroup" [rss]="peak RSS of run")
+                  [exec]="exec /bin/true" [exectree]="exec --kill-tree" [execcg]="exec own cgroup" [rss]="peak RSS of run"
+                  [runeph]="run --ephemeral" [runovl]="run --ovl-upper" [cpueph]="CPU --ephemeral"
+                  [cpuovl]="CPU --ovl-upper")
 
 # crun_key KEY: the crun measurement KEY ("metric|config|runtime") is compared with: the
 # same metric's, but plain `exec` for `exec --kill-tree` and the per-exec cgroup (which
-# crun has not).
+# crun has not).  The overlay runs (runeph, runovl, cpueph, cpuovl: neither runc nor crun
+# has them) are compared with the same runtime's plain `run` instead (own_key).
 crun_key ()
 {
   local metric=${1%%|*} rest=${1#*|}
   [ "$metric" = exectree ] || [ "$metric" = execcg ] && metric=exec
   echo "$metric|${rest%|*}|crun"
+}
+
+# own_key KEY: for an overlay run's KEY, the same runtime's plain run ("" otherwise).
+own_key ()
+{
+  case "${1%%|*}" in
+    runeph|runovl) echo "run|${1#*|}" ;;
+    cpueph|cpuovl) echo "cpu|${1#*|}" ;;
+    btrfs) [ "${1#btrfs|big|}" != "$1" ] && echo "btrfs|small|${1##*|}" ;;
+    btrfs_used) [ "${1#btrfs_used|snapshot|}" != "$1" ] && echo "btrfs_used|before|${1##*|}" ;;
+  esac
+}
+
+# base_key KEY: what KEY's ratio is to.
+base_key ()
+{
+  local own
+  own=$(own_key "$1")
+  if [ -n "$own" ]; then echo "$own"; else crun_key "$1"; fi
 }
 
 # median_of KEY: the median alone ("" when there is no sample).
@@ -40,13 +62,20 @@ cell ()
     echo "FAIL ${f}/${f}"
     return
   fi
-  ck=$(crun_key "$key")
-  base=$(median_of "$ck")
-  if [ -z "${OK[$ck]+x}" ] && [ "${key##*|}" != runc ]; then
-    base=$(median_of "${ck%|*}|runc") ref=" (runc)"
-  fi
   r=""
-  [ -n "$base" ] && [ "${key##*|}" != crun ] && r=" x$(ratio "$m" "$base")$ref"
+  ck=$(own_key "$key")
+  if [ -n "$ck" ]; then
+    # an overlay run: its ratio to the same runtime's plain run, and the difference
+    base=$(median_of "$ck")
+    [ -n "$base" ] && r=" x$(ratio "$m" "$base") $(awk -v a="$m" -v b="$base" 'BEGIN { printf "%+.2f", a - b }')"
+  else
+    ck=$(crun_key "$key")
+    base=$(median_of "$ck")
+    if [ -z "${OK[$ck]+x}" ] && [ "${key##*|}" != runc ]; then
+      base=$(median_of "${ck%|*}|runc") ref=" (runc)"
+    fi
+    [ -n "$base" ] && [ "${key##*|}" != crun ] && r=" x$(ratio "$m" "$base")$ref"
+  fi
   [ "$f" -gt 0 ] && r+=" ${f}fail"
   echo "$m$r"
 }
@@ -96,7 +125,25 @@ report ()
     done
   done
   mem_rows
+  btrfs_rows
   report_errors
+}
+
+# btrfs_rows: phase_btrfs's lines (btrfs.sh), for the runtime it measured.
+btrfs_rows ()
+{
+  local rt key row
+  for rt in "${RTS[@]}"; do
+    [ -n "${OK[btrfs|small|$rt]+x}" ] || continue
+    echo
+    echo "btrfs ($rt): run --ephemeral on a subvolume (a snapshot of it), used space (statfs)"
+    for row in "btrfs|small|run --ephemeral, subvolume of ~2 MiB" "btrfs|big|run --ephemeral, subvolume of 1 GiB" \
+      "btrfs_used|before|space used, no snapshot" "btrfs_used|snapshot|space used, a snapshot of the 1 GiB one"; do
+      key="${row%|*}|$rt"
+      [ -n "${OK[$key]+x}" ] || continue
+      printf '  %-44s %-4s %s\n' "${row##*|}" "${UNIT[$key]}" "$(cell "$key")"
+    done
+  done
 }
 
 # mem_rows: the "min memory.limit" line of each config (phase_mem), as in the table.
@@ -160,7 +207,7 @@ write_tsv ()
       m=${s%% *}
       [ "$m" = - ] && m=""
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$a" "$b" "$rt" "${UNIT[$key]}" \
-        "$(tr ' ' '\t' <<<"$s")" "${OK[$key]}" "${FAIL[$key]}" "$(ratio "$m" "$(median_of "$(crun_key "$key")")")"
+        "$(tr ' ' '\t' <<<"$s")" "${OK[$key]}" "${FAIL[$key]}" "$(ratio "$m" "$(median_of "$(base_key "$key")")")"
     done
     mem_tsv_rows
   } >"$file"
