@@ -307,3 +307,77 @@ WRITES='echo new >/new && echo changed >>/etc/passwd && rm /bin/ls && mkdir /d &
 	[ "$(tree_sum "$BUNDLE/rootfs")" = "$before" ]
 	assert_nothing_left
 }
+
+@test "overlay: --overlay-upper in a user namespace: upper/ and work/ are the container's root's, it writes" {
+	use_userns
+	local up="$USERNS_DIR/up" rootfs="$USERNS_DIR/rootfs" before
+	before=$(tree_sum "$rootfs")
+	set_args sh -c "$WRITES && cat /new"
+	run runtime run --overlay-upper "$up" -b "$BUNDLE" "$CID"
+	echo "$output"
+	# before: overlayfs could not write work/ (root's) and came up read-only
+	[ "$status" -eq 0 ]
+	[[ "$output" == *done*new* ]]
+	[ "$(stat -c %u:%g "$up/upper")" = 100000:100000 ]
+	[ "$(stat -c %u:%g "$up/work")" = 100000:100000 ]
+	# DIR and its lower stay the caller's; the files are as the container's ids map
+	[ "$(stat -c %u "$up")" = 0 ] && [ "$(stat -c %u "$up/lower")" = 0 ]
+	[ "$(stat -c %u:%g "$up/upper/new")" = 100000:100000 ]
+	[ "$(tree_sum "$rootfs")" = "$before" ]
+	# a second run sees its upper
+	set_args sh -c 'cat /new && test ! -e /bin/ls'
+	run runtime run --overlay-upper "$up" -b "$BUNDLE" "$CID"
+	[ "$status" -eq 0 ] && [ "$output" = new ]
+}
+
+@test "overlay: an upper kept for other ids is refused in a user namespace, naming its owner" {
+	use_userns
+	local up="$USERNS_DIR/up"
+	set_args true
+	runtime run --overlay-upper "$up" -b "$BUNDLE" "$CID"
+	# as one made without the user namespace (or by a version before upper/ was given away)
+	chown 0:0 "$up/upper" "$up/work"
+	snapshot_host
+	run runtime run --overlay-upper "$up" -b "$BUNDLE" "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"$ANN: \`$up/upper\` belongs to uid 0, the container's root is uid 100000 on the host"* ]]
+	assert_nothing_left
+}
+
+@test "overlay: a failed create with --overlay-upper removes the upper it made, keeps one written to" {
+	local up="$TESTDIR/up"
+	snapshot_host
+	set_args /no/such/program
+	run runtime create --overlay-upper "$up" -b "$BUNDLE" "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"/no/such/program"* ]]
+	[ ! -e "$up" ]
+	assert_nothing_left
+	# an existing empty DIR stays, emptied again
+	mkdir "$up"
+	run runtime create --overlay-upper "$up" -b "$BUNDLE" "$CID"
+	[ "$status" -ne 0 ]
+	[ -d "$up" ] && [ -z "$(ls -A "$up")" ]
+	# a previous upper with files: left as it was
+	set_args sh -c 'echo x >/x'
+	runtime run --overlay-upper "$up" -b "$BUNDLE" "$CID"
+	set_args /no/such/program
+	run runtime create --overlay-upper "$up" -b "$BUNDLE" "$CID"
+	[ "$status" -ne 0 ]
+	[ "$(cat "$up/upper/x")" = x ] && [ -d "$up/work" ] && [ -f "$up/lower" ]
+	assert_nothing_left
+}
+
+@test "overlay: a user namespace whose root is unmapped is refused before DIR is made" {
+	use_userns
+	config_set linux.uidMappings '[{"containerID":1,"hostID":100000,"size":65535}]'
+	snapshot_host
+	run runtime run --overlay-upper "$TESTDIR/up" -b "$BUNDLE" "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"$ANN: the container's root (id 0) is not mapped"* ]]
+	[ ! -e "$TESTDIR/up" ]
+	assert_nothing_left
+}

@@ -598,33 +598,129 @@ screen_container() {
 	! grep -q " $rootfs " /proc/self/mountinfo
 }
 
-@test "rootless: --ephemeral on the user's btrfs subvolume: the overlay (no right to destroy a snapshot), --debug says so" {
+# rl_btrfs [MOUNT_OPTIONS]: a btrfs on a loop file at $BTRFS_MNT (the user's), holding
+# the subvolume $RFS (made by the user, a copy of the rootfs, all the user's) as root.path.
+rl_btrfs() {
 	requires_ocisbx "the io.github.ocisbx.rootfs.overlay annotation is ocisbx's"
 	requires_tool mkfs.btrfs btrfs-progs
 	requires_tool btrfs btrfs-progs
 	grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null || skip "the kernel has no btrfs"
 	losetup -f >/dev/null 2>&1 || skip "no free loop device"
-	local before rfs
 	truncate -s 200M "$TESTDIR/btrfs.img"
 	mkfs.btrfs -q "$TESTDIR/btrfs.img" >/dev/null
 	BTRFS_MNT="$TESTDIR/btrfs"
 	mkdir -p "$BTRFS_MNT"
-	mount -o loop "$TESTDIR/btrfs.img" "$BTRFS_MNT" || skip "cannot loop-mount a btrfs image here"
+	mount -o "loop${1:+,$1}" "$TESTDIR/btrfs.img" "$BTRFS_MNT" || skip "cannot loop-mount a btrfs image here"
 	chown "$RL_USER:" "$BTRFS_MNT"
-	rfs="$BTRFS_MNT/rootfs-sv"
-	as_user btrfs -q subvolume create "$rfs" >/dev/null
-	cp -a "$RL_DIR/rootfs/." "$rfs/"
-	chown -R -h "$RL_USER:" "$rfs"
-	config_set root.path "\"$rfs\""
+	RFS="$BTRFS_MNT/rootfs-sv"
+	as_user btrfs -q subvolume create "$RFS" >/dev/null
+	cp -a "$RL_DIR/rootfs/." "$RFS/"
+	chown -R -h "$RL_USER:" "$RFS"
+	config_set root.path "\"$RFS\""
 	config_set root.readonly false
-	before=$(tree_sum "$rfs")
-	set_args sh -c 'echo new >/new && rm /bin/ls && cat /new'
+}
+
+# rl_subvolumes: the subvolumes of the loop btrfs, one a line
+rl_subvolumes() { btrfs subvolume list -o "$BTRFS_MNT" | awk '{print $NF}' | sort; }
+
+# what a run leaves in its root for a snapshot to be emptied of: files, a tree deeper
+# than the emptying descends (100 levels: moved up), a directory closed to all (its
+# owner, the user, reopens it), a symlink out of it
+RL_WRITES='echo new >/new && rm /bin/ls && p=/a && i=0 && while [ $i -lt 100 ]; do p=$p/d; i=$((i + 1)); done && mkdir -p $p && echo x >$p/f && mkdir /shut && touch /shut/f && chmod 0 /shut && ln -s / /out && echo done'
+
+@test "rootless: --ephemeral on the user's btrfs subvolume runs on a snapshot, emptied and removed with rmdir" {
+	rl_btrfs
+	local before
+	before=$(tree_sum "$RFS")
+	# the root is the snapshot (a subvolume: inode 256)
+	set_args sh -c "$RL_WRITES && stat -c %i /"
 	run rl_run --debug run --ephemeral "$CID"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"deleting a btrfs snapshot later needs CAP_SYS_ADMIN: the rootfs as an overlay's lower layer"* ]]
+	[[ "$output" == *"on the btrfs snapshot \`$BTRFS_MNT/.rootfs-sv.ocisbx-$CID\`"* ]]
+	[[ "$output" == *$'\ndone\n256'* ]]
+	[ "$(tree_sum "$RFS")" = "$before" ]
+	[ "$(rl_subvolumes)" = rootfs-sv ]
+	# create, start, kill, delete: delete removes it
+	set_args sh -c "$RL_WRITES; sleep 1000"
+	config_set annotations '{"io.github.ocisbx.rootfs.overlay":"ephemeral"}'
+	rl_create "$CID"
+	[ "$(rl_subvolumes)" = "$(printf '.rootfs-sv.ocisbx-%s\nrootfs-sv' "$CID")" ]
+	rl start "$CID"
+	wait_for_output "done" 10 "the container's writes" cat "$TESTDIR/$CID.out"
+	rl kill "$CID" KILL
+	rl delete --force "$CID"
+	[ "$(rl_subvolumes)" = rootfs-sv ]
+	[ -z "$(rl list -q)" ]
+	# a failed create leaves none either
+	set_args /no/such/program
+	run rl_run run --ephemeral "$CID"
+	[ "$status" -ne 0 ]
+	[ "$(rl_subvolumes)" = rootfs-sv ]
+	[ -z "$(rl list -q)" ]
+	[ "$(tree_sum "$RFS")" = "$before" ]
+	umount "$BTRFS_MNT"
+}
+
+@test "rootless: --ephemeral with subordinate ids on btrfs: a snapshot only with user_subvol_rm_allowed" {
+	requires_newuidmap
+	rl_btrfs
+	map_subids
+	local before
+	before=$(tree_sum "$RFS")
+	# files of container uid 1000 (a subordinate id) could not be removed by the user
+	set_args sh -c 'mkdir /d && echo x >/d/f && chown -R 1000:1000 /d && echo done'
+	config_set process.capabilities '{"bounding":["CAP_CHOWN"],"effective":["CAP_CHOWN"],"permitted":["CAP_CHOWN"]}'
+	run rl_run --debug run --ephemeral "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"deleting a btrfs snapshot later needs CAP_SYS_ADMIN, the mount option user_subvol_rm_allowed, or a container whose files are all the user's"*"the rootfs as an overlay's lower layer"* ]]
+	[[ "$output" == *$'\ndone'* ]]
+	[ "$(rl_subvolumes)" = rootfs-sv ]
+	# with the mount option: a snapshot, destroyed (BTRFS_IOC_SNAP_DESTROY) by the user
+	mount -o remount,user_subvol_rm_allowed "$BTRFS_MNT"
+	run rl_run --debug run --ephemeral "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"on the btrfs snapshot"* ]] && [[ "$output" == *$'\ndone'* ]]
+	[ "$(rl_subvolumes)" = rootfs-sv ]
+	[ "$(tree_sum "$RFS")" = "$before" ]
+	[ -z "$(rl list -q)" ]
+	umount "$BTRFS_MNT"
+}
+
+@test "rootless: --ephemeral on a btrfs subvolume not the user's falls back to the overlay, --debug says why" {
+	rl_btrfs
+	chown root: "$RFS"
+	set_args sh -c 'echo new >/new && cat /new'
+	run rl_run --debug run --ephemeral "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"the btrfs subvolume is uid 0's: without CAP_SYS_ADMIN only its owner may snapshot it: the rootfs as an overlay's lower layer"* ]]
 	[[ "$output" == *$'\nnew'* ]]
-	[ "$(tree_sum "$rfs")" = "$before" ]
-	[ "$(btrfs subvolume list -o "$BTRFS_MNT" | awk '{print $NF}')" = rootfs-sv ]
+	[ ! -e "$RFS/new" ]
+	[ "$(rl_subvolumes)" = rootfs-sv ]
+	umount "$BTRFS_MNT"
+}
+
+@test "rootless: a snapshot holding what the user cannot remove: delete says so and keeps the state" {
+	rl_btrfs
+	# a directory of root's in the user's subvolume (an admin's copy): its entries are
+	# root's to remove
+	mkdir "$RFS/rootdir" && touch "$RFS/rootdir/f"
+	set_args sh -c 'sleep 1000'
+	config_set annotations '{"io.github.ocisbx.rootfs.overlay":"ephemeral"}'
+	rl_create "$CID"
+	rl start "$CID"
+	run rl delete --force "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"left the state dir"*"user_subvol_rm_allowed"*"remove \`rootdir/f\` in it: Permission denied"* ]]
+	[ -n "$(rl list -q)" ]
+	# once the user may: delete again finishes it
+	chown -R "$RL_USER:" "$BTRFS_MNT/.rootfs-sv.ocisbx-$CID/rootdir"
+	rl delete "$CID"
+	[ -z "$(rl list -q)" ]
+	[ "$(rl_subvolumes)" = rootfs-sv ]
 	umount "$BTRFS_MNT"
 }

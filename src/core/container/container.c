@@ -74,12 +74,26 @@ validate_root (create_ctx *c, ocisbx_err **err)
   return 0;
 }
 
+/* The host id that container id 0 maps to in MAPS ((uint32_t) -1: none). */
+static uint32_t
+overlay_root_host_id (const oci_id_mapping *maps, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (maps[i].container_id == 0 && maps[i].size > 0)
+      return maps[i].host_id;
+  return (uint32_t) -1;
+}
+
 /* The overlay annotation (--ephemeral and --overlay-upper set it), and a kept upper's
    directory checked and made: the one thing the parent makes before the state dir,
-   the user's to keep. */
+   the user's to keep (undone if the create fails before anything was written to it).
+   In a new user namespace its upper/ and work/ are the container's root's. */
 static int
 prepare_overlay (create_ctx *c, ocisbx_err **err)
 {
+  const oci_linux *lx = c->cfg->linux_;
+  uid_t uid = (uid_t) -1;
+  gid_t gid = (gid_t) -1;
   const char *dir;
 
   if (c->o->ephemeral && c->o->overlay_upper)
@@ -95,9 +109,18 @@ prepare_overlay (create_ctx *c, ocisbx_err **err)
     }
   if (rootfs_overlay_parse (&c->cfg->annotations, &c->overlay, &dir, err) < 0)
     return -1;
-  if (c->overlay == ROOTFS_OVERLAY_KEPT)
-    return rootfs_overlay_prepare (dir, c->rootfs, &c->overlay_dir, err);
-  return 0;
+  if (c->overlay != ROOTFS_OVERLAY_KEPT)
+    return 0;
+  if ((c->ns.new_flags & CLONE_NEWUSER) && lx)
+    {
+      uid = overlay_root_host_id (lx->uid_mappings, lx->uid_mappings_len);
+      gid = overlay_root_host_id (lx->gid_mappings, lx->gid_mappings_len);
+      if (uid == (uid_t) -1 || gid == (gid_t) -1)
+        return err_set (err, 0, "%s: the container's root (id 0) is not mapped in .linux.uidMappings and "
+                                ".linux.gidMappings: nobody could write the upper layer",
+                        ROOTFS_OVERLAY_ANNOTATION);
+    }
+  return rootfs_overlay_prepare (dir, c->rootfs, uid, gid, &c->overlay_dir, &c->overlay_made, err);
 }
 
 static int
@@ -312,11 +335,11 @@ static int
 take_snapshot (create_ctx *c, ocisbx_err **err)
 {
   cleanup_err ocisbx_err *e = NULL;
-  const char *why;
+  cleanup_free char *why = NULL;
 
   if (c->overlay != ROOTFS_OVERLAY_EPHEMERAL)
     return 0;
-  why = rootfs_snapshot_unusable (c->rootfs);
+  why = rootfs_snapshot_unusable (c->rootfs, c->cfg->linux_, (c->ns.new_flags & CLONE_NEWUSER) != 0);
   if (why == NULL && rootfs_snapshot_create (c->lockfd, c->rootfs, c->o->id, &c->snapshot, &e) < 0)
     {
       if (faccessat (c->lockfd, ROOTFS_SNAPSHOT_RECORD, F_OK, 0) == 0)
@@ -325,7 +348,7 @@ take_snapshot (create_ctx *c, ocisbx_err **err)
           e = NULL;
           return -1;
         }
-      why = e->msg;
+      why = xstrdup (e->msg);
     }
   if (why)
     {
@@ -681,6 +704,7 @@ undo_create (create_ctx *c)
       if (cgroup_destroy (c->cgroup, &e) < 0)
         log_warning ("%s", e->msg);
     }
+  rootfs_overlay_unmake (c->overlay_dir, c->overlay_made);
   if (!c->dir_created)
     return;
   if (h && h->poststop_len && !c->deleted)

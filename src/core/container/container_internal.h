@@ -42,6 +42,7 @@ typedef struct create_ctx
   char *rootfs;      /* absolute, symlinks resolved */
   rootfs_overlay_kind overlay; /* io.github.ocisbx.rootfs.overlay (rootfs/overlay.c) */
   char *overlay_dir; /* a kept upper's directory, resolved */
+  int overlay_made;  /* what of it this create made (ROOTFS_OVERLAY_MADE_*): undone if it fails */
   char *snapshot;    /* an ephemeral run's btrfs snapshot (rootfs is then this path) */
 
   /* parent resources */

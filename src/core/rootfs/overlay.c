@@ -11,7 +11,12 @@
  * The layers are handed to overlayfs as /proc/self/fd/N of O_PATH fds: no path in
  * the mount data, so no `:` or `,` of a path to escape, and nothing resolved twice.
  * In a user namespace (Linux >= 5.11) the overlay is mounted with userxattr: its
- * xattrs are user.overlay.* (trusted.* needs the host's CAP_SYS_ADMIN).
+ * xattrs are user.overlay.* (trusted.* needs the host's CAP_SYS_ADMIN).  The init
+ * mounts it, and overlayfs writes the upper and work directories with its credentials
+ * (the container's root): a kept DIR/upper and DIR/work are made theirs (DIR and
+ * DIR/lower stay the caller's), and an overlay that came up read-only (overlayfs does
+ * that when it cannot write its work directory) is an error, not a silent read-only
+ * root.
  */
 #include <config.h>
 #include "core/rootfs/rootfs.h"
@@ -25,6 +30,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "core/rootfs/mounts.h"
@@ -98,16 +104,67 @@ check_previous (int dirfd, const char *dir, const char *rootfs, ocisbx_err **err
   return 0;
 }
 
+/* upper/ and work/ of a previous upper belong to the container's root (UID). */
 static int
-make_layout (int dirfd, const char *dir, const char *rootfs, ocisbx_err **err)
+check_owner (int dirfd, const char *dir, uid_t uid, ocisbx_err **err)
+{
+  static const char *const names[] = { "upper", "work" };
+  struct stat st;
+
+  for (size_t i = 0; i < 2; i++)
+    {
+      if (fstatat (dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return err_set (err, errno, "%s: `%s/%s`", ROOTFS_OVERLAY_ANNOTATION, dir, names[i]);
+      if (st.st_uid != uid)
+        return err_set (err, 0, "%s: `%s/%s` belongs to uid %u, the container's root is uid %u on the host: "
+                                "it could not write the upper layer (an upper is reused with the same uid mapping)",
+                        ROOTFS_OVERLAY_ANNOTATION, dir, names[i], (unsigned) st.st_uid, (unsigned) uid);
+    }
+  return 0;
+}
+
+/* upper/, work/ (the container's root's: UID, GID) and lower; on an error nothing
+   of them is left. */
+static int
+make_layout (int dirfd, const char *dir, const char *rootfs, uid_t uid, gid_t gid, ocisbx_err **err)
 {
   cleanup_free char *line = xasprintf ("%s\n", rootfs);
 
   if (mkdirat (dirfd, "upper", 0755) < 0 || mkdirat (dirfd, "work", 0700) < 0)
-    return err_set (err, errno, "%s: create `%s/upper` and `%s/work`", ROOTFS_OVERLAY_ANNOTATION, dir, dir);
-  if (write_file_atomic_at (dirfd, OVERLAY_LOWER_FILE, line, strlen (line), 0644, err) < 0)
-    return err_wrap (err, "%s: `%s`", ROOTFS_OVERLAY_ANNOTATION, dir);
-  return 0;
+    err_set (err, errno, "%s: create `%s/upper` and `%s/work`", ROOTFS_OVERLAY_ANNOTATION, dir, dir);
+  else if (uid != (uid_t) -1
+           && (fchownat (dirfd, "upper", uid, gid, AT_SYMLINK_NOFOLLOW) < 0
+               || fchownat (dirfd, "work", uid, gid, AT_SYMLINK_NOFOLLOW) < 0))
+    err_set (err, errno, "%s: give `%s/upper` and `%s/work` to the container's root (uid %u, gid %u on the host)",
+             ROOTFS_OVERLAY_ANNOTATION, dir, dir, (unsigned) uid, (unsigned) gid);
+  else if (write_file_atomic_at (dirfd, OVERLAY_LOWER_FILE, line, strlen (line), 0644, err) < 0)
+    err_wrap (err, "%s: `%s`", ROOTFS_OVERLAY_ANNOTATION, dir);
+  else
+    return 0;
+  unlinkat (dirfd, "upper", AT_REMOVEDIR);
+  unlinkat (dirfd, "work", AT_REMOVEDIR);
+  return -1;
+}
+
+void
+rootfs_overlay_unmake (const char *real_dir, int made)
+{
+  cleanup_close int dirfd = -1;
+
+  if (real_dir == NULL || !(made & ROOTFS_OVERLAY_MADE_LAYOUT))
+    return;
+  dirfd = open (real_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dirfd < 0)
+    return;
+  /* work/work and work/index: overlayfs's, empty once it is unmounted */
+  unlinkat (dirfd, "work/work", AT_REMOVEDIR);
+  unlinkat (dirfd, "work/index", AT_REMOVEDIR);
+  if (unlinkat (dirfd, "upper", AT_REMOVEDIR) < 0)
+    return; /* written to: the user's now */
+  unlinkat (dirfd, "work", AT_REMOVEDIR);
+  unlinkat (dirfd, OVERLAY_LOWER_FILE, 0);
+  if (made & ROOTFS_OVERLAY_MADE_DIR)
+    rmdir (real_dir);
 }
 
 static int
@@ -119,18 +176,52 @@ overlaps (const char *real, const char *rootfs, const char *dir, ocisbx_err **er
   return 0;
 }
 
+/* CAND (DIR, made or found): resolved into *REAL, checked, its layout made or checked. */
+static int
+check_layout (const char *cand, const char *dir, const char *rootfs, uid_t uid, gid_t gid, int *made, char **real,
+              ocisbx_err **err)
+{
+  cleanup_close int dirfd = -1;
+  entries e = { 0 };
+
+  *real = realpath (cand, NULL); /* DIR may be a symlink */
+  if (*real == NULL)
+    return err_set (err, errno, "%s: `%s`", ROOTFS_OVERLAY_ANNOTATION, dir);
+  if (overlaps (*real, rootfs, dir, err) < 0)
+    return -1;
+  dirfd = open (*real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dirfd < 0)
+    return err_set (err, errno, "%s: open `%s`", ROOTFS_OVERLAY_ANNOTATION, dir);
+  if (dir_each (dirfd, count_entry, &e) < 0)
+    return err_set (err, errno, "%s: read `%s`", ROOTFS_OVERLAY_ANNOTATION, dir);
+  if (e.upper + e.work + e.lower + e.other == 0)
+    {
+      if (make_layout (dirfd, *real, rootfs, uid, gid, err) < 0)
+        return -1;
+      *made |= ROOTFS_OVERLAY_MADE_LAYOUT;
+      return 0;
+    }
+  if (e.other || !e.upper || !e.work || !e.lower)
+    return err_set (err, 0, "%s: `%s` is neither empty nor a previous upper layer (upper/, work/, %s)%s%s",
+                    ROOTFS_OVERLAY_ANNOTATION, dir, OVERLAY_LOWER_FILE, e.other ? ": it holds " : "",
+                    e.other ? e.other_name : "");
+  if (check_previous (dirfd, *real, rootfs, err) < 0)
+    return -1;
+  return check_owner (dirfd, *real, uid == (uid_t) -1 ? geteuid () : uid, err);
+}
+
 int
-rootfs_overlay_prepare (const char *dir, const char *rootfs, char **real_dir, ocisbx_err **err)
+rootfs_overlay_prepare (const char *dir, const char *rootfs, uid_t uid, gid_t gid, char **real_dir, int *made,
+                        ocisbx_err **err)
 {
   cleanup_free char *clean = NULL;
   cleanup_free char *parent = NULL;
   cleanup_free char *base = NULL;
   cleanup_free char *cand = NULL;
   cleanup_free char *real = NULL;
-  cleanup_close int dirfd = -1;
-  entries e = { 0 };
 
   *real_dir = NULL;
+  *made = 0;
   /* before anything is made: DIR's parent resolved, DIR checked, then made */
   clean = pathres_clean (dir);
   pathres_split (clean, &parent, &base);
@@ -142,29 +233,17 @@ rootfs_overlay_prepare (const char *dir, const char *rootfs, char **real_dir, oc
   real = NULL;
   if (overlaps (cand, rootfs, dir, err) < 0)
     return -1;
-  if (mkdir (cand, 0755) < 0 && errno != EEXIST)
+  if (mkdir (cand, 0755) == 0)
+    *made = ROOTFS_OVERLAY_MADE_DIR;
+  else if (errno != EEXIST)
     return err_set (err, errno, "%s: create `%s`", ROOTFS_OVERLAY_ANNOTATION, dir);
-  real = realpath (cand, NULL); /* DIR may be a symlink */
-  if (real == NULL)
-    return err_set (err, errno, "%s: `%s`", ROOTFS_OVERLAY_ANNOTATION, dir);
-  if (overlaps (real, rootfs, dir, err) < 0)
-    return -1;
-  dirfd = open (real, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (dirfd < 0)
-    return err_set (err, errno, "%s: open `%s`", ROOTFS_OVERLAY_ANNOTATION, dir);
-  if (dir_each (dirfd, count_entry, &e) < 0)
-    return err_set (err, errno, "%s: read `%s`", ROOTFS_OVERLAY_ANNOTATION, dir);
-  if (e.upper + e.work + e.lower + e.other == 0)
+  if (check_layout (cand, dir, rootfs, uid, gid, made, &real, err) < 0)
     {
-      if (make_layout (dirfd, real, rootfs, err) < 0)
-        return -1;
+      if (*made & ROOTFS_OVERLAY_MADE_DIR)
+        rmdir (cand);
+      *made = 0;
+      return -1;
     }
-  else if (e.other || !e.upper || !e.work || !e.lower)
-    return err_set (err, 0, "%s: `%s` is neither empty nor a previous upper layer (upper/, work/, %s)%s%s",
-                    ROOTFS_OVERLAY_ANNOTATION, dir, OVERLAY_LOWER_FILE, e.other ? ": it holds " : "",
-                    e.other ? e.other_name : "");
-  else if (check_previous (dirfd, real, rootfs, err) < 0)
-    return -1;
   *real_dir = real;
   real = NULL;
   return 0;
@@ -243,6 +322,13 @@ rootfs_overlay_mount (const rootfs_ctx *ctx, int lowerfd, ocisbx_err **err)
   mnt = sys->fsmount (fs, FSMOUNT_CLOEXEC, 0);
   if (mnt < 0)
     return overlay_refused (ctx, err);
+  {
+    struct statvfs sv;
+    if (fstatvfs (mnt, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+      return err_set (err, EROFS, "%s: the overlay came up read-only: the container's root cannot write `%s/work` "
+                                  "(overlayfs writes the upper layer as the mounter)",
+                      ROOTFS_OVERLAY_ANNOTATION, ctx->overlay == ROOTFS_OVERLAY_KEPT ? ctx->overlay_dir : "the tmpfs");
+  }
   /* attached where the rootfs is: pivot_root needs a mount point */
   if (sys->move_mount (mnt, "", AT_FDCWD, ctx->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
     return err_set (err, errno, "%s: move the overlay onto `%s`", ROOTFS_OVERLAY_ANNOTATION, ctx->rootfs);

@@ -115,16 +115,32 @@ int rootfs_overlay_parse (const struct ocispec_map *annotations, rootfs_overlay_
                           ocisbx_err **err);
 /* A kept upper's DIR, in the parent before anything else is made: created if missing,
    outside ROOTFS, empty (upper/, work/ and lower are made) or a previous upper of the
-   same ROOTFS; *REAL_DIR its resolved path (malloc'd). */
-int rootfs_overlay_prepare (const char *dir, const char *rootfs, char **real_dir, ocisbx_err **err);
+   same ROOTFS; *REAL_DIR its resolved path (malloc'd).  UID and GID: the host ids of
+   the container's root in its new user namespace ((uid_t) -1: none), given upper/ and
+   work/ (overlayfs writes them as the mounter, the init; where it cannot write work/ it
+   comes up read-only); a previous upper must be theirs.  *MADE: what was made
+   (ROOTFS_OVERLAY_MADE_*), for rootfs_overlay_unmake; nothing is left on an error. */
+#define ROOTFS_OVERLAY_MADE_DIR 1    /* DIR itself */
+#define ROOTFS_OVERLAY_MADE_LAYOUT 2 /* upper/, work/, lower */
+int rootfs_overlay_prepare (const char *dir, const char *rootfs, uid_t uid, gid_t gid, char **real_dir, int *made,
+                            ocisbx_err **err);
+/* After a failed create: what rootfs_overlay_prepare made (MADE) removed from REAL_DIR,
+   as long as nothing was written to the upper (empty directories only). */
+void rootfs_overlay_unmake (const char *real_dir, int made);
 /* In the init, in place of the rootfs bound onto itself: the overlay of LOWERFD (the
    rootfs) mounted onto ctx->rootfs; returns its fd. */
 int rootfs_overlay_mount (const rootfs_ctx *ctx, int lowerfd, ocisbx_err **err);
 
 /* Ephemeral runs on a btrfs subvolume (snapshot.c), in the parent.  Why ROOTFS cannot
-   be snapshotted (NULL: it can): not a subvolume, or no privilege to destroy the
-   snapshot later. */
-const char *rootfs_snapshot_unusable (const char *rootfs);
+   be snapshotted (malloc'd; NULL: it can): not a subvolume, or, without CAP_SYS_ADMIN,
+   not the user's, or a snapshot delete could not remove (LX's uid mappings, NEW_USERNS:
+   the container has a new user namespace). */
+char *rootfs_snapshot_unusable (const char *rootfs, const oci_linux *lx, bool new_userns);
+/* Without CAP_SYS_ADMIN (snapshot_user.c): the mount of DIRFD has the option
+   user_subvol_rm_allowed; the snapshot NAME in DIRFD (PATH, for messages) emptied and
+   removed with rmdir. */
+bool rootfs_snapshot_user_rm_allowed (int dirfd);
+int rootfs_snapshot_user_remove (int dirfd, const char *name, const char *path, ocisbx_err **err);
 /* A snapshot of ROOTFS beside it (".NAME.ocisbx-ID"), its path recorded first in the
    state dir STATE_DIRFD (ROOTFS_SNAPSHOT_RECORD); *SNAPSHOT its path (malloc'd). */
 #define ROOTFS_SNAPSHOT_RECORD "snapshot"

@@ -4,8 +4,11 @@
  * ".NAME.ocisbx-ID", and destroyed (BTRFS_IOC_SNAP_DESTROY) when the container is
  * deleted.  Its path is recorded in the state dir (ROOTFS_SNAPSHOT_RECORD) before the
  * snapshot is made, so that a create or run killed at any point leaves nothing delete
- * cannot find.  Elsewhere (not a subvolume, no privilege to destroy a snapshot later)
- * the run falls back to the tmpfs overlay (overlay.c) and --debug says why.
+ * cannot find.  Without CAP_SYS_ADMIN, see snapshot_user.c for what the kernel allows
+ * (a snapshot of the user's own subvolume; removed with BTRFS_IOC_SNAP_DESTROY under the
+ * mount option user_subvol_rm_allowed, else emptied and removed with rmdir).  Elsewhere
+ * (not a subvolume, a snapshot delete could not remove) the run falls back to the tmpfs
+ * overlay (overlay.c) and --debug says why.
  */
 #include <config.h>
 #include "core/rootfs/rootfs.h"
@@ -40,18 +43,41 @@ is_subvolume (int fd)
          && st.st_ino == SUBVOL_ROOT_INO && S_ISDIR (st.st_mode);
 }
 
-const char *
-rootfs_snapshot_unusable (const char *rootfs)
+/* Every file the container can make is the user's: a new user namespace whose uids
+   are the user alone. */
+static bool
+files_all_users (const oci_linux *lx, bool new_userns)
+{
+  return new_userns && lx && lx->uid_mappings_len == 1 && lx->uid_mappings[0].host_id == geteuid ()
+         && lx->uid_mappings[0].size == 1;
+}
+
+char *
+rootfs_snapshot_unusable (const char *rootfs, const oci_linux *lx, bool new_userns)
 {
   cleanup_close int fd = open (rootfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  cleanup_close int parentfd = -1;
+  cleanup_free char *parent = NULL;
+  cleanup_free char *base = NULL;
+  struct stat st;
 
   if (fd < 0 || !is_subvolume (fd))
-    return "the rootfs is not a btrfs subvolume";
-  /* destroying a snapshot takes CAP_SYS_ADMIN (or user_subvol_rm_allowed, not
-     relied on): without it delete could not remove it */
-  if (rootless_in_userns () || !rootless_has_cap (CAP_SYS_ADMIN))
-    return "deleting a btrfs snapshot later needs CAP_SYS_ADMIN";
-  return NULL;
+    return xstrdup ("the rootfs is not a btrfs subvolume");
+  if (!rootless_in_userns () && rootless_has_cap (CAP_SYS_ADMIN))
+    return NULL;
+  /* without CAP_SYS_ADMIN (snapshot_user.c) */
+  if (fstat (fd, &st) < 0 || st.st_uid != geteuid ())
+    return xasprintf ("the btrfs subvolume is uid %u's: without CAP_SYS_ADMIN only its owner may snapshot it",
+                      (unsigned) st.st_uid);
+  pathres_split (rootfs, &parent, &base);
+  parentfd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parentfd < 0 || faccessat (parentfd, ".", W_OK | X_OK, AT_EACCESS) < 0)
+    return xasprintf ("the user cannot write `%s`, where the btrfs snapshot would be made", parent);
+  if (rootfs_snapshot_user_rm_allowed (parentfd) || files_all_users (lx, new_userns))
+    return NULL;
+  return xstrdup ("deleting a btrfs snapshot later needs CAP_SYS_ADMIN, the mount option user_subvol_rm_allowed, "
+                  "or a container whose files are all the user's (.linux.uidMappings the user alone: the "
+                  "snapshot is then emptied and removed with rmdir)");
 }
 
 int
@@ -120,6 +146,9 @@ destroy (const char *path, ocisbx_err **err)
   while (ioctl (dir, BTRFS_IOC_SNAP_DESTROY, &args) < 0)
     {
       struct timespec ts = { 0, 20 * 1000 * 1000 };
+      /* no CAP_SYS_ADMIN, no user_subvol_rm_allowed (or no write access to its root) */
+      if (errno == EPERM || errno == EACCES)
+        return rootfs_snapshot_user_remove (dir, base, path, err);
       if (errno != EBUSY || monotonic_ms () > deadline)
         return err_set (err, errno, "destroy the btrfs snapshot `%s` (BTRFS_IOC_SNAP_DESTROY)", path);
       nanosleep (&ts, NULL);
