@@ -724,3 +724,33 @@ RL_WRITES='echo new >/new && rm /bin/ls && p=/a && i=0 && while [ $i -lt 100 ]; 
 	[ "$(rl_subvolumes)" = rootfs-sv ]
 	umount "$BTRFS_MNT"
 }
+
+@test "rootless: --overlay-upper: upper/ and work/ the container's root's (the user), who removes DIR after" {
+	requires_ocisbx "the io.github.ocisbx.rootfs.overlay annotation is ocisbx's"
+	local up="$TESTDIR/up"
+	config_set root.readonly false
+	set_args sh -c 'echo new >/new && mkdir -p /d/e && chmod 0 /d && echo done'
+	run rl_run run --overlay-upper "$up" "$CID"
+	echo "$output"
+	[ "$status" -eq 0 ] && [ "$output" = done ]
+	[ "$(stat -c %u:%g "$up/upper" "$up/work" "$up/upper/new" | sort -u)" = "$RL_UID:$RL_GID" ]
+	as_user chmod -R u+rwx "$up/upper/d"
+	as_user rm -rf "$up"
+	[ ! -e "$up" ]
+}
+
+@test "rootless: --overlay-upper with the container's root a subordinate id: refused, naming it; nothing left" {
+	requires_ocisbx "the io.github.ocisbx.rootfs.overlay annotation is ocisbx's"
+	requires_newuidmap
+	local up="$TESTDIR/up"
+	config_set root.readonly false
+	config_set linux.uidMappings "[{\"containerID\":0,\"hostID\":$RL_SUBUID,\"size\":1000}]"
+	config_set linux.gidMappings "[{\"containerID\":0,\"hostID\":$RL_SUBGID,\"size\":1000}]"
+	set_args sh -c 'echo new >/new'
+	run rl_run run --overlay-upper "$up" "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"give \`$up/upper\` and \`$up/work\` to the container's root (uid $RL_SUBUID, gid $RL_SUBGID on the host): Operation not permitted"* ]]
+	[ ! -e "$up" ]
+	[ -z "$(rl list -q)" ]
+}

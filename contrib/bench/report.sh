@@ -24,6 +24,7 @@ own_key ()
     runeph|runovl) echo "run|${1#*|}" ;;
     cpueph|cpuovl) echo "cpu|${1#*|}" ;;
     btrfs) [ "${1#btrfs|big|}" != "$1" ] && echo "btrfs|small|${1##*|}" ;;
+    ovlsys|ovlwall) [ "${1#*|overlay|}" != "$1" ] && echo "${1%%|*}|bind|${1##*|}" ;;
     btrfs_used) [ "${1#btrfs_used|snapshot|}" != "$1" ] && echo "btrfs_used|before|${1##*|}" ;;
   esac
 }
@@ -125,14 +126,25 @@ report ()
     done
   done
   mem_rows
-  btrfs_rows
+  overlay_rows
   report_errors
 }
 
-# btrfs_rows: phase_btrfs's lines (btrfs.sh), for the runtime it measured.
-btrfs_rows ()
+# overlay_rows: the lines of overlay.sh's phases, for the runtime they measured.
+overlay_rows ()
 {
   local rt key row
+  for rt in "${RTS[@]}"; do
+    [ -n "${OK[ovlsys|bind|$rt]+x}" ] || continue
+    echo
+    echo "ovlsys: the rootfs mounted as a plain run does and as an ephemeral one does (ovlcost.c, per mount)"
+    for row in "ovlsys|bind|CPU, bind onto itself (plain run)" "ovlsys|overlay|CPU, tmpfs + overlay (--ephemeral)" \
+      "ovlwall|bind|wall, bind onto itself (plain run)" "ovlwall|overlay|wall, tmpfs + overlay (--ephemeral)"; do
+      key="${row%|*}|$rt"
+      [ -n "${OK[$key]+x}" ] || continue
+      printf '  %-44s %-4s %s\n' "${row##*|}" "${UNIT[$key]}" "$(cell "$key")"
+    done
+  done
   for rt in "${RTS[@]}"; do
     [ -n "${OK[btrfs|small|$rt]+x}" ] || continue
     echo

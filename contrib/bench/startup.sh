@@ -2,7 +2,7 @@
 # Container start-up benchmark: ocisbx against runc and crun (issue 9).
 #
 #   contrib/bench/startup.sh [-n ROUNDS] [--runtimes "ocisbx runc crun"] [--out FILE.tsv]
-#                            [--phases "run csd exec rss mem btrfs"] [--configs "minimal podman"]
+#                            [--phases "run csd exec rss mem ovlsys btrfs"] [--configs "minimal podman"]
 #                            [--timeout SECONDS] [--keep] [--quick] [OCISBX]
 #
 # Builds a busybox bundle twice -- "minimal" (`runc spec`, /bin/true) and "podman" (what
@@ -15,8 +15,9 @@
 # container; rss = peak RSS of `run` (/usr/bin/time %M); mem = the smallest memory limit
 # (cgroup v1 memory.limit_in_bytes) under which `run /bin/true` still succeeds, per config.
 # An ocisbx with overlay runs also times `run --ephemeral` and `run --overlay-upper DIR`
-# after each plain run (ratios to its own plain run); btrfs = `run --ephemeral` on a btrfs
-# subvolume of 1 GiB against one of ~2 MiB, and the space a snapshot takes (btrfs.sh).
+# after each plain run (ratios to its own plain run); ovlsys = the time in their mount
+# calls (strace -T); btrfs = `run --ephemeral` on a btrfs subvolume of 1 GiB against one
+# of ~2 MiB, and the space a snapshot takes (overlay.sh).
 # --quick: 3 rounds (a smoke test).  growth.sh measures how these costs grow.
 # OCISBX: the ocisbx binary (default $OCISBX_BIN, else ./ocisbx).  A runtime is NAME (found
 # in PATH) or NAME=PATH.  Every container, cgroup and mount is removed at the end, on
@@ -24,9 +25,9 @@
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-usage () { sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage () { sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 
-ROUNDS="" RUNTIMES="ocisbx runc crun" OUT="" PHASES="run csd exec rss mem btrfs"
+ROUNDS="" RUNTIMES="ocisbx runc crun" OUT="" PHASES="run csd exec rss mem ovlsys btrfs"
 CONFIGS="minimal podman" CONFIGS_OPTION=1 STEP_TIMEOUT=20 KEEP=0 QUICK=0 OCISBX=${OCISBX_BIN:-./ocisbx}
 . "$here/lib.sh"
 bench_parse_args "$@"
@@ -38,13 +39,13 @@ ROUNDS=${ROUNDS:-20}
 . "$here/setup.sh"
 bench_inner_init
 . "$here/phases.sh"
-. "$here/btrfs.sh"
+. "$here/overlay.sh"
 . "$here/report.sh"
 
 setup_runtimes || exit 1
 setup_cgroups
 setup_bundles || { kill_all; exit 1; }
-run_phases phase "run csd exec rss mem btrfs"
+run_phases phase "run csd exec rss mem ovlsys btrfs"
 
 report
 [ -n "$OUT" ] && write_tsv "$OUT" "start-up benchmark" metric config && echo "summary written to $OUT"

@@ -1,5 +1,15 @@
-# The btrfs phase of contrib/bench/startup.sh (sourced, bash): an ephemeral run on a btrfs
-# subvolume works on a snapshot of it, and a snapshot copies no data (O(1)).
+# The overlay phases of contrib/bench/startup.sh (sourced, bash), for a runtime with
+# overlay runs (ocisbx: io.github.ocisbx.rootfs.overlay in its features).
+#
+# ovlsys: what the overlay itself costs, in a way a busy machine hardly blurs: ovlcost.c
+# mounts the minimal rootfs onto itself as a plain run does (open_tree + move_mount) and
+# as `run --ephemeral` does (tmpfs, upper/ work/, overlay, move_mount), 200 times each,
+# min(ROUNDS, 10) times; keys ovlsys|bind|RT, ovlsys|overlay|RT (CPU µs per mount) and
+# ovlwall|bind|RT, ovlwall|overlay|RT (wall µs).  The `run --ephemeral` rows of the run
+# phase show the same on the whole command, blurred by the machine's load.
+#
+# btrfs: an ephemeral run on a btrfs subvolume works on a snapshot of it, and a snapshot
+# copies no data (O(1)).
 #
 # A btrfs on a sparse 3 GiB loop file (in $TMP) holds two subvolumes, each a copy of the
 # minimal rootfs: "small" (that alone, ~2 MiB) and "big" (plus a 1 GiB file of random
@@ -10,6 +20,37 @@
 # Only runtimes with overlay runs (ocisbx); skipped, with a reason, without btrfs-progs,
 # the kernel's btrfs or a free loop device.
 
+# overlay_rt: the first runtime with overlay runs ("": none).
+overlay_rt ()
+{
+  local r
+  for r in "${RTS[@]}"; do
+    $(rt_cmd "$r") features 2>/dev/null | grep -q io.github.ocisbx.rootfs.overlay && { echo "$r"; return; }
+  done
+}
+
+phase_ovlsys ()
+{
+  local rt i n=$((ROUNDS < 10 ? ROUNDS : 10)) what cpu wall
+  rt=$(overlay_rt)
+  [ -n "$rt" ] || { echo "bench: ovlsys: no runtime with overlay runs: skipped" >&2; return 0; }
+  gcc -O2 -Wall -o "$TMP/ovlcost" "$here/ovlcost.c" || { echo "bench: ovlsys: ovlcost.c: skipped" >&2; return 0; }
+  for ((i = 1; i <= n; i++)); do
+    progress ovlsys "$i" "$n"
+    "$TMP/ovlcost" "$TMP/rootfs-minimal" 200 >"$TMP/ovlcost.out" 2>"$TMP/err"
+    RC=$?
+    if [ "$RC" -ne 0 ]; then
+      record "ovlsys|overlay|$rt" us
+      continue
+    fi
+    while read -r what cpu wall; do
+      record_value "ovlsys|$what|$rt" us "$cpu"
+      record_value "ovlwall|$what|$rt" us "$wall"
+    done <"$TMP/ovlcost.out"
+  done
+  progress_end
+}
+
 # btrfs_used DIR: the KiB the file system of DIR uses.
 btrfs_used ()
 {
@@ -19,10 +60,8 @@ btrfs_used ()
 
 phase_btrfs ()
 {
-  local rt="" r i sv id mnt=$TMP/btrfs
-  for r in "${RTS[@]}"; do
-    $(rt_cmd "$r") features 2>/dev/null | grep -q io.github.ocisbx.rootfs.overlay && { rt=$r; break; }
-  done
+  local rt i sv id mnt=$TMP/btrfs
+  rt=$(overlay_rt)
   [ -n "$rt" ] || { echo "bench: btrfs: no runtime with overlay runs: skipped" >&2; return 0; }
   command -v mkfs.btrfs >/dev/null && command -v btrfs >/dev/null ||
     { echo "bench: btrfs: no mkfs.btrfs/btrfs (apt-get install btrfs-progs): skipped" >&2; return 0; }
