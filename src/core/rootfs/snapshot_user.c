@@ -137,12 +137,16 @@ empty_entry (const char *name, unsigned char type, void *arg)
     return 0; /* DT_UNKNOWN: not a directory after all */
   if (e->depth >= EMPTY_DEPTH_MAX)
     {
-      /* emptied in a later pass, from the top */
+      /* emptied in a later pass, from the top, under a name not taken */
       char up[64];
-      snprintf (up, sizeof up, ".ocisbx-deep-%u", (*e->counter)++);
-      if (renameat (e->fd, name, e->top, up) == 0)
-        return 0;
-      return entry_err (e, errno, "move up (to empty it)", name);
+      for (;;)
+        {
+          snprintf (up, sizeof up, ".ocisbx-deep-%u", (*e->counter)++);
+          if (renameat2 (e->fd, name, e->top, up, RENAME_NOREPLACE) == 0)
+            return 0;
+          if (errno != EEXIST)
+            return entry_err (e, errno, "move up (to empty it)", name);
+        }
     }
   sub = open_subdir (e, name);
   if (sub < 0)
