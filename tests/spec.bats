@@ -61,6 +61,21 @@ setup() {
 	[ "$(cat "$SPECDIR/config.json")" = '{"keep": "me"}' ]
 }
 
+@test "spec: a cgroup namespace on a cgroup v2 host only, as runc writes it" {
+	# runc's own integration tests (cgroups.bats, delete.bats) add a cgroup namespace
+	# themselves on v1/hybrid and read the host's paths in /proc/self/cgroup otherwise
+	cd "$SPECDIR"
+	run runtime spec
+	[ "$status" -eq 0 ]
+	want=no
+	[ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] && want=yes
+	got=$("$PYTHON" -c 'import json, sys
+ns = json.load(open(sys.argv[1]))["linux"]["namespaces"]
+print("yes" if any(n["type"] == "cgroup" for n in ns) else "no")' config.json)
+	echo "cgroup2 host: $want, cgroup namespace in spec: $got"
+	[ "$got" = "$want" ]
+}
+
 @test "spec --rootless: validates and has a user namespace with mappings" {
 	requires_schema config-schema.json
 	run runtime spec --rootless --bundle "$SPECDIR"

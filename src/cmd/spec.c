@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
+#include "core/cgroups/cgroups.h"
 #include "ocispec.h"
 
 #define N(a) (sizeof (a) / sizeof ((a)[0]))
@@ -128,7 +129,10 @@ build_default_config (spec_storage *s, bool rootless)
   s->namespaces[n++].type = "ipc";
   s->namespaces[n++].type = "uts";
   s->namespaces[n++].type = "mount";
-  s->namespaces[n++].type = "cgroup";
+  /* as runc: a cgroup namespace only on a unified (v2) host; on v1 or hybrid the
+     container sees the host's cgroup paths, which tools written for runc expect */
+  if (cgroup_detect_layout (CGROUP_FS_ROOT) == CGROUP_LAYOUT_V2)
+    s->namespaces[n++].type = "cgroup";
   if (rootless)
     s->namespaces[n++].type = "user";
   s->linux_.namespaces = s->namespaces;
