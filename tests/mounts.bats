@@ -310,14 +310,18 @@ mount_order_run() {
 	[[ "$output" == *ro-ok* ]]
 }
 
-# (ro on an rbind: its submounts read-only too, escape_rootfs.bats)
-@test "rro: the bind and its submounts read-only" {
+@test "ro vs rro: only the recursive form makes submounts read-only" {
+	# runtime-spec: rro is the recursive form; docker's bind-recursive=writable
+	# asks for rbind,ro and expects the submounts writable (runc does so)
 	mkdir -p "$SHARED/sub"
 	mount -t tmpfs tmpfs "$SHARED/sub"
+	config_add mounts "{\"destination\":\"/ro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"ro\"]}"
 	config_add mounts "{\"destination\":\"/rro\",\"type\":\"bind\",\"source\":\"$SHARED\",\"options\":[\"rbind\",\"rro\"]}"
-	ctr_sh 'touch /rro/sub/b || echo rro-sub-readonly; touch /rro/c || echo rro-top-readonly'
+	ctr_sh 'touch /ro/a || echo ro-top-readonly; touch /ro/sub/a && echo ro-sub-writable; touch /rro/sub/b || echo rro-sub-readonly; touch /rro/c || echo rro-top-readonly'
 	umount -l "$SHARED/sub"
 	[ "$status" -eq 0 ]
+	[[ "$output" == *ro-top-readonly* ]]
+	[[ "$output" == *ro-sub-writable* ]]
 	[[ "$output" == *rro-sub-readonly* ]]
 	[[ "$output" == *rro-top-readonly* ]]
 }

@@ -39,7 +39,9 @@ static char *opts_devpts[] = { "nosuid", "noexec", "newinstance", "ptmxmode=0666
 static char *opts_shm[] = { "nosuid", "noexec", "nodev", "mode=1777", "size=65536k" };
 static char *opts_nosuid_noexec_nodev[] = { "nosuid", "noexec", "nodev" };
 static char *opts_sys[] = { "nosuid", "noexec", "nodev", "ro" };
-static char *opts_sys_rootless[] = { "rbind", "nosuid", "noexec", "nodev", "ro" };
+/* rro, not runc's ro: the host's /sys/fs/cgroup/... below /sys read-only too
+   (CVE-2023-25809's class; runc relies on the cgroup mount that follows instead) */
+static char *opts_sys_rootless[] = { "rbind", "nosuid", "noexec", "nodev", "rro" };
 static char *opts_cgroup[] = { "nosuid", "noexec", "nodev", "relatime", "ro" };
 
 static char *masked_paths[]

@@ -987,7 +987,7 @@ test_spec_command (void)
             CHECK (!has (c->mounts[i].options, c->mounts[i].options_len, "gid=5"));
           if (strcmp (c->mounts[i].destination, "/sys") == 0)
             CHECK (has (c->mounts[i].options, c->mounts[i].options_len, "rbind")
-                   && has (c->mounts[i].options, c->mounts[i].options_len, "ro"));
+                   && has (c->mounts[i].options, c->mounts[i].options_len, "rro"));
         }
     }
   oci_config_free (c);

@@ -208,19 +208,6 @@ remount_bind_flags (int top, const mount_opts *o, bool userns, const char *dest,
                   src & MS_NOATIME ? "noatime" : src & MS_STRICTATIME ? "strictatime" : "relatime");
 }
 
-/* `ro` on an rbind: every submount of the tree read-only too (mount_setattr with
-   AT_RECURSIVE), not the top mount alone, as runc does since CVE-2023-25809 (a
-   rootless `/sys` rbind,ro left the host's delegated /sys/fs/cgroup/... writable).
-   An explicit `rrw` wins. */
-static void
-readonly_recursive (mount_opts *o)
-{
-  if (!(o->flags & MS_REC) || !(o->flags & MS_RDONLY) || (o->attr_clr & MOUNT_ATTR_RDONLY))
-    return;
-  o->recursive = true;
-  o->attr_set |= MOUNT_ATTR_RDONLY;
-}
-
 static bool
 on_procfs (int fd)
 {
@@ -397,17 +384,19 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
                     m->destination);
   else if (bind)
     {
+      /* `ro` on an rbind is the top mount's alone, as runc and mount(8) do it; `rro`
+         is the recursive form (docker's bind-recursive=writable asks for rbind,ro) */
       if (mount_bind_fd_known (ctx->procfd, srcfd, dstfd, o.flags, m->destination, err) < 0)
         return -1;
-      readonly_recursive (&o);
     }
   else if (mount_filesystem (ctx, m, &o, dstfd, &bind, err) < 0)
     return -1;
   else if (bind && (o.flags & MS_RDONLY))
     {
       /* The host's sysfs/mqueue came with its submounts: all of them read-only. */
-      o.flags |= MS_REC;
-      readonly_recursive (&o);
+      o.recursive = true;
+      o.attr_set |= MOUNT_ATTR_RDONLY;
+      o.attr_clr &= ~(uint64_t) MOUNT_ATTR_RDONLY;
     }
 
   if (magic && pseudo_record (ctx->pseudo, rootfd, m->destination, magic, !mount_is_bind (m), err) < 0)
@@ -463,10 +452,6 @@ mounts_finalize (const oci_config *cfg, int rootfd, ocisbx_err **err)
         continue;
       fd = pathres_open (rootfd, m->destination, err);
       if (fd < 0 || mount_remount_bind (fd, MS_RDONLY, 0, false, m->destination, err) < 0)
-        return err_wrap (err, "mounts[%zu]: read-only", i);
-      /* an rbind of /dev: its submounts too (readonly_recursive) */
-      if (mount_is_bind (m) && (o.flags & MS_REC) && !(o.attr_clr & MOUNT_ATTR_RDONLY)
-          && mount_setattr_fd (fd, MOUNT_ATTR_RDONLY, 0, true, m->destination, err) < 0)
         return err_wrap (err, "mounts[%zu]: read-only", i);
     }
   return 0;
