@@ -417,6 +417,18 @@ typedef struct oci_state
   char *owner;   /* user name, or "#UID" */
 } oci_state;
 
+/* The container process state (runtime-spec "The Container Process State"): what the
+   runtime sends to the seccomp agent at linux.seccomp.listenerPath with the fds. */
+typedef struct oci_process_state
+{
+  char *oci_version;
+  char **fds; /* the names of the fds sent with it: "seccompFd" */
+  size_t fds_len;
+  int32_t pid;
+  char *metadata; /* linux.seccomp.listenerMetadata */
+  oci_state *state;
+} oci_process_state;
+
 /* ---- features ---- */
 
 typedef struct oci_features_cgroup
@@ -504,6 +516,7 @@ struct ocispec_type;
 extern const struct ocispec_type oci_config_type;
 extern const struct ocispec_type oci_process_type; /* process.json for exec --process */
 extern const struct ocispec_type oci_state_type;
+extern const struct ocispec_type oci_process_state_type; /* to a seccomp agent */
 extern const struct ocispec_type oci_features_type;
 extern const struct ocispec_type oci_resources_type; /* linux.resources, for `update -r` */
 

@@ -1,5 +1,6 @@
 /* The field table of the state document, per state-schema.json, plus the fields runc's
-   `state` prints beside them (rootfs, created, owner: the schema allows others). */
+   `state` prints beside them (rootfs, created, owner: the schema allows others); and the
+   container process state a seccomp agent receives, the state document inside. */
 #include <config.h>
 
 #include "internal.h"
@@ -28,6 +29,16 @@ static const ocispec_field state_fields[] = {
   F_STR ("owner", oci_state, owner, 0),
 };
 const ocispec_type oci_state_type = OCISPEC_TYPE (oci_state, state_fields, validate_state);
+
+/* The container process state: the state document inside, as the agent reads it. */
+static const ocispec_field process_state_fields[] = {
+  F_STR ("ociVersion", oci_process_state, oci_version, OCISPEC_F_REQUIRED),
+  F_STRARR ("fds", oci_process_state, fds, OCISPEC_F_REQUIRED),
+  F_NUM ("pid", OCISPEC_INT32, oci_process_state, pid, OCISPEC_F_REQUIRED),
+  F_STR ("metadata", oci_process_state, metadata, 0),
+  F_OBJ ("state", oci_process_state, state, OCISPEC_F_REQUIRED, &oci_state_type),
+};
+const ocispec_type oci_process_state_type = OCISPEC_TYPE (oci_process_state, process_state_fields, NULL);
 
 int
 oci_state_parse_data (const char *data, size_t len, oci_state **out, char **err)

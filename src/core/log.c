@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/utils.h"
+#include "ocispec.h"
 
 /* The CLI's logging options: set once by log_init (). */
 static struct
@@ -45,8 +47,9 @@ log_debug_enabled (void)
   return log_opts.debug;
 }
 
-char *
-json_escape (const char *s)
+/* S quoted for the text form's msg="..." (logrus quotes it the same way). */
+static char *
+text_quote (const char *s)
 {
   size_t n = strlen (s);
   char *out = xmalloc0 (n * 6 + 1), *o = out;
@@ -80,6 +83,45 @@ json_escape (const char *s)
   return out;
 }
 
+/* A JSON log line {level,msg,time}, generated from this table. */
+typedef struct log_entry
+{
+  char *level;
+  char *msg;
+  char *time;
+} log_entry;
+
+static const ocispec_field log_entry_fields[] = {
+  { "level", OCISPEC_STRING, 0, offsetof (log_entry, level), 0, NULL, NULL, NULL },
+  { "msg", OCISPEC_STRING, 0, offsetof (log_entry, msg), 0, NULL, NULL, NULL },
+  { "time", OCISPEC_STRING, 0, offsetof (log_entry, time), 0, NULL, NULL, NULL },
+};
+static const ocispec_type log_entry_type = { "log_entry", sizeof (log_entry), log_entry_fields,
+                                             sizeof log_entry_fields / sizeof log_entry_fields[0], NULL };
+
+static char *
+log_json_line (const char *level, const char *msg, const char *time)
+{
+  log_entry e = { (char *) level, (char *) msg, (char *) time };
+  cleanup_free char *ascii = NULL;
+  char *json = NULL, *perr = NULL;
+
+  if (ocispec_generate (&log_entry_type, &e, false, &json, NULL, &perr) == 0)
+    return json;
+  /* only a message that is not UTF-8 is refused: its other bytes written as '?' */
+  free (perr);
+  perr = NULL;
+  ascii = xstrdup (msg);
+  for (char *p = ascii; *p; p++)
+    if ((unsigned char) *p >= 0x80)
+      *p = '?';
+  e.msg = ascii;
+  if (ocispec_generate (&log_entry_type, &e, false, &json, NULL, &perr) == 0)
+    return json;
+  free (perr); /* ASCII is refused only when out of memory: no line then */
+  return xstrdup ("");
+}
+
 /* One line as logrus writes it, the form of runc's logs: JSON, or
    time="..." level=debug msg="..." as text. */
 static char *
@@ -88,13 +130,18 @@ log_line (log_format fmt, const char *level, const char *msg)
   char ts[64];
   struct timespec now;
   struct tm tm;
-  cleanup_free char *esc = json_escape (msg);
+  cleanup_free char *esc = NULL;
 
   clock_gettime (CLOCK_REALTIME, &now);
   gmtime_r (&now.tv_sec, &tm);
   strftime (ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
   if (fmt == LOG_FMT_JSON)
-    return xasprintf ("{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s.%09ldZ\"}\n", level, esc, ts, now.tv_nsec);
+    {
+      char time[96];
+      snprintf (time, sizeof time, "%s.%09ldZ", ts, now.tv_nsec);
+      return log_json_line (level, msg, time);
+    }
+  esc = text_quote (msg);
   return xasprintf ("time=\"%s.%09ldZ\" level=%s msg=\"%s\"\n", ts, now.tv_nsec, level, esc);
 }
 

@@ -34,7 +34,5 @@ void log_msg (const char *level, const char *fmt, ...) __attribute__ ((format (p
   while (0)
 /* Report an error chain (does not free it). */
 void log_err (const ocisbx_err *err);
-/* Escape S as a JSON string body into a malloc'd buffer. */
-char *json_escape (const char *s);
 
 #endif

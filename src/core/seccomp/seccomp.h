@@ -51,8 +51,10 @@ int seccomp_fetch_listener_fd (pid_t child, int child_fd, ocisbx_err **err);
 /* After start: send the notify fd + state to linux.seccomp.listenerPath.  STATE_JSON is
    the container's state document; the pid is read from it (through libocispec). */
 int seccomp_send_listener (const oci_seccomp *sc, int notify_fd, const char *state_json, ocisbx_err **err);
-/* Same, with the pid given: sends {"ociVersion","fds":["seccompFd"],"pid","metadata","state"}
-   with NOTIFY_FD as SCM_RIGHTS over a SOCK_STREAM connection, then closes it. */
+/* Same, with the pid given: sends the container process state
+   {"ociVersion","fds":["seccompFd"],"pid","metadata","state"} (libocispec's
+   oci_process_state, STATE_JSON parsed into it) with NOTIFY_FD as SCM_RIGHTS over a
+   SOCK_STREAM connection, then closes it. */
 int seccomp_send_listener_pid (const oci_seccomp *sc, int notify_fd, pid_t pid, const char *state_json,
                                ocisbx_err **err);
 void seccomp_prog_free (seccomp_prog *p);

@@ -44,32 +44,51 @@ connect_listener (const char *path, ocisbx_err **err)
   return steal_fd (&fd);
 }
 
+/* The container process state, as JSON without the generator's newline (as runc sends
+   it); NULL with *err set when STATE_JSON is not a state document. */
+static char *
+process_state_json (const oci_seccomp *sc, pid_t pid, const char *state_json, size_t *len, ocisbx_err **err)
+{
+  char *fds[] = { (char *) "seccompFd" };
+  oci_process_state ps = { .oci_version = (char *) OCI_SPEC_VERSION, .fds = fds, .fds_len = 1, .pid = (int32_t) pid,
+                           .metadata = sc->listener_metadata };
+  char *perr = NULL, *msg = NULL;
+
+  if (state_json == NULL
+      || ocispec_parse (&oci_state_type, "state", state_json, strlen (state_json), (void **) &ps.state, &perr) < 0)
+    {
+      err_take (err, 0, perr ? perr : xstrdup ("seccomp: no state to send to the listener"));
+      return NULL;
+    }
+  if (ocispec_generate (&oci_process_state_type, &ps, false, &msg, len, &perr) < 0)
+    err_take (err, 0, xasprintf ("seccomp: the container process state: %s", perr));
+  else if (*len > 0 && msg[*len - 1] == '\n')
+    msg[--*len] = '\0';
+  free (perr);
+  ocispec_free (&oci_state_type, ps.state);
+  return msg;
+}
+
 int
 seccomp_send_listener_pid (const oci_seccomp *sc, int notify_fd, pid_t pid, const char *state_json,
                            ocisbx_err **err)
 {
   cleanup_close int sock = -1;
-  cleanup_free char *meta = NULL;
   cleanup_free char *msg = NULL;
   char cbuf[CMSG_SPACE (sizeof (int))];
   struct iovec iov;
   struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
   struct cmsghdr *cm;
-  size_t len;
+  size_t len = 0;
   ssize_t r;
 
   if (sc == NULL || sc->listener_path == NULL || sc->listener_path[0] == '\0')
     return err_set (err, EINVAL, "config.json: .linux.seccomp.listenerPath: missing");
   if (notify_fd < 0)
     return err_set (err, EBADF, "seccomp: no listener fd to send");
-  if (sc->listener_metadata != NULL)
-    {
-      cleanup_free char *esc = json_escape (sc->listener_metadata);
-      meta = xasprintf (",\"metadata\":\"%s\"", esc);
-    }
-  msg = xasprintf ("{\"ociVersion\":\"%s\",\"fds\":[\"seccompFd\"],\"pid\":%d%s,\"state\":%s}", OCI_SPEC_VERSION,
-                   (int) pid, meta ? meta : "", state_json && state_json[0] ? state_json : "{}");
-  len = strlen (msg);
+  msg = process_state_json (sc, pid, state_json, &len, err);
+  if (msg == NULL)
+    return -1;
 
   sock = connect_listener (sc->listener_path, err);
   if (sock < 0)
