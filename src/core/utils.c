@@ -282,31 +282,52 @@ fd_chmod (int fd, mode_t mode)
   return fchmodat (self, name, mode, 0);
 }
 
+/* One entry of /proc/self/fd for fds_range's fallback. */
+struct fds_walk
+{
+  int self; /* the directory's own fd */
+  int from;
+  unsigned to;
+  unsigned flags;
+};
+
+static int
+fds_range_one (const char *name, unsigned char type, void *arg)
+{
+  const struct fds_walk *w = arg;
+  char *end;
+  long fd = strtol (name, &end, 10);
+
+  (void) type;
+  if (*end != '\0' || fd < w->from || (unsigned long) fd > w->to || fd == w->self)
+    return 0;
+  if (w->flags & CLOSE_RANGE_CLOEXEC)
+    fcntl ((int) fd, F_SETFD, FD_CLOEXEC);
+  else
+    close ((int) fd);
+  return 0;
+}
+
+/* close_range (FROM, TO, FLAGS), on a kernel without it (< 5.9, or CLOSE_RANGE_CLOEXEC
+   < 5.11) by a walk of /proc/self/fd with dir_each: no heap, as the container's init
+   calls it (the procfs checked with fstatfs, as it may be the container's). */
 static int
 fds_range (int from, unsigned to, unsigned flags, ocisbx_err **err)
 {
+  cleanup_close int self = -1;
+  struct fds_walk w = { -1, from, to, flags };
+  struct statfs sfs;
+
   if (syscall (SYS_close_range, (unsigned) from, to, flags) == 0)
     return 0;
-  /* Fallback for old kernels: walk /proc/self/fd. */
-  {
-    cleanup_dir DIR *d = opendir ("/proc/self/fd");
-    struct dirent *de;
-    if (d == NULL)
-      return err_set (err, errno, "open /proc/self/fd");
-    while ((de = readdir (d)))
-      {
-        int fd;
-        if (de->d_name[0] == '.')
-          continue;
-        fd = atoi (de->d_name);
-        if (fd < from || (unsigned) fd > to || fd == dirfd (d))
-          continue;
-        if (flags & CLOSE_RANGE_CLOEXEC)
-          fcntl (fd, F_SETFD, FD_CLOEXEC);
-        else
-          close (fd);
-      }
-  }
+  self = open ("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (self < 0)
+    return err_set (err, errno, "open /proc/self/fd");
+  if (fstatfs (self, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)
+    return err_set (err, EXDEV, "/proc/self/fd: not on a procfs");
+  w.self = self;
+  if (dir_each (self, fds_range_one, &w) < 0)
+    return err_set (err, errno, "read /proc/self/fd");
   return 0;
 }
 
