@@ -8,7 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -697,12 +702,14 @@ test_process_prepare (void)
   process_plan_free (&plan);
 }
 
-/* Every fd from a point on closed but the kept ones, in any order, those CLOEXEC. */
-static void
-test_close_fds_except (void)
+/* Every fd from a point on closed but the kept ones, in any order, those CLOEXEC: true
+   when so. */
+static bool
+close_fds_case (void)
 {
   int fds[6], keep[3];
   ocisbx_err *err = NULL;
+  bool ok = true;
 
   int null = open ("/dev/null", O_RDONLY);
 
@@ -713,16 +720,51 @@ test_close_fds_except (void)
   keep[0] = fds[4];
   keep[1] = -1;
   keep[2] = fds[1];
-  CHECK (close_fds_except (fds[0], keep, 3, &err) == 0 && err == NULL);
-  CHECK (cloexec_fds_from (fds[0], &err) == 0);
+  ok = close_fds_except (fds[0], keep, 3, &err) == 0 && err == NULL;
+  ok = cloexec_fds_from (fds[0], &err) == 0 && ok;
   for (int i = 0; i < 6; i++)
     {
       bool kept = i == 1 || i == 4;
       int fl = fcntl (fds[i], F_GETFD);
-      CHECK (kept ? fl == FD_CLOEXEC : (fl < 0 && errno == EBADF));
+      ok = (kept ? fl == FD_CLOEXEC : (fl < 0 && errno == EBADF)) && ok;
       if (kept)
         close (fds[i]);
     }
+  err_freep (&err);
+  return ok;
+}
+
+static void
+test_close_fds_except (void)
+{
+  CHECK (close_fds_case ());
+}
+
+/* The same on a kernel without close_range (ENOSYS by a seccomp filter): the walk of
+   /proc/self/fd (dir_each, no heap), in a child of its own. */
+static void
+test_close_fds_without_close_range (void)
+{
+  struct sock_filter insns[] = {
+    BPF_STMT (BPF_LD | BPF_W | BPF_ABS, offsetof (struct seccomp_data, nr)),
+    BPF_JUMP (BPF_JMP | BPF_JEQ | BPF_K, SYS_close_range, 0, 1),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+    BPF_STMT (BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = { sizeof insns / sizeof insns[0], insns };
+  int status = -1;
+  pid_t pid = fork ();
+
+  if (pid == 0)
+    {
+      if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl (PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+        _exit (2);
+      if (syscall (SYS_close_range, 900U, ~0U, 0U) == 0 || errno != ENOSYS)
+        _exit (3);
+      _exit (close_fds_case () ? 0 : 1);
+    }
+  CHECK (pid > 0 && waitpid (pid, &status, 0) == pid);
+  CHECK (WIFEXITED (status) && WEXITSTATUS (status) == 0);
 }
 
 /* An error is never sized by its input: a huge value is cut, never in a UTF-8 char. */
@@ -749,4 +791,4 @@ test_error_size (void)
 UNIT_MAIN (T (test_signal_names), T (test_ids), T (test_capabilities), T (test_rlimits), T (test_cpuset),
            T (test_path_lookup), T (test_namespace_names), T (test_namespace_plan), T (test_state_roundtrip),
            T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_sync_steps), T (test_process_prepare),
-           T (test_passwd_field), T (test_state_dir_remove), T (test_close_fds_except), T (test_error_size))
+           T (test_passwd_field), T (test_state_dir_remove), T (test_close_fds_except), T (test_close_fds_without_close_range), T (test_error_size))
