@@ -103,10 +103,19 @@ fake_attach_devices (const char *dir, const struct cg_dev_rule *rules, size_t n,
   return 0;
 }
 
+/* Nothing of a directory tree can be joined: cgroup_enter then (join.h). */
+static int
+fake_open_join (const char *path, bool v2, ocisbx_err **err)
+{
+  (void) v2;
+  return err_set (err, EXDEV, "`%s`: not a cgroup file system", path);
+}
+
 static const cg_fs_ops fake_cgroupfs = {
   .mkdir = fake_mkdir,
   .rmdir = fake_rmdir,
   .open_file = fake_open_file,
+  .open_join = fake_open_join,
   .write_value = fake_write_value,
   .attach_devices = fake_attach_devices,
 };

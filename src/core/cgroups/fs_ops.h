@@ -2,7 +2,8 @@
  * directory tree go through a const table of function pointers that the manager holds
  * (cgroup_manager.fs): making a cgroup (the kernel fills it with its control files),
  * removing one (they vanish with it), opening a control file for writing (checked to
- * be on a cgroupfs), writing one value to it, and attaching the v2 device filter.
+ * be on a cgroupfs), opening what a child joins by itself (join.h), writing one value
+ * to a file, and attaching the v2 device filter.
  * Reading a control file, listing a cgroup's children and the like are the same on
  * both and done directly.
  *
@@ -15,6 +16,7 @@
 #ifndef OCISBX_CGROUPS_FS_OPS_H
 #define OCISBX_CGROUPS_FS_OPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -30,6 +32,11 @@ typedef struct cg_fs_ops
   /* The control file PATH open for writing (O_CLOEXEC, no symlink at the end), or -1
      with *ERR. */
   int (*open_file) (const char *path, ocisbx_err **err);
+  /* What a child joins by itself (join.h): the cgroup2 directory PATH (V2, for
+     CLONE_INTO_CGROUP, read-only) or the v1 "tasks" file PATH (for writing), O_CLOEXEC,
+     no symlink at the end, checked to be on a cgroup2 or a v1 cgroup file system; -1
+     with *ERR. */
+  int (*open_join) (const char *path, bool v2, ocisbx_err **err);
   /* One value to an open control file (the kernel takes one per write): 0, or -1 with
      errno. */
   int (*write_value) (int fd, const char *value);

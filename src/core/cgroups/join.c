@@ -2,35 +2,27 @@
 #include "core/cgroups/join.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/magic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
+#include "core/cgroups/cgroups_internal.h"
 #include "core/utils.h"
 
+/* PATH through the manager's seam (fs_ops.h: open_join); -1 when it cannot be joined
+   that way (cgroup_enter then: why is not an error). */
 static int
-open_checked (const char *path, int flags, long magic)
+open_join_file (const cgroup_manager *m, const char *path, bool v2)
 {
-  struct statfs sfs;
-  int fd = open (path, flags | O_CLOEXEC | O_NOFOLLOW);
+  cleanup_err ocisbx_err *err = NULL;
 
-  if (fd < 0)
-    return -1;
-  if (fstatfs (fd, &sfs) < 0 || sfs.f_type != magic)
-    {
-      close (fd);
-      return -1;
-    }
-  return fd;
+  return m->fs->open_join (path, v2, &err);
 }
 
 /* Open what joining hierarchy H takes: its cgroup2 directory, or its v1 "tasks" file. */
 static bool
-open_join_target (cgroup_join *j, const cgroup_hierarchy *h)
+open_join_target (cgroup_join *j, const cgroup_manager *m, const cgroup_hierarchy *h)
 {
   cleanup_free char *tasks = NULL;
   int fd;
@@ -41,13 +33,13 @@ open_join_target (cgroup_join *j, const cgroup_hierarchy *h)
     {
       if (j->v2_dir >= 0)
         return false;
-      j->v2_dir = open_checked (h->dir, O_RDONLY | O_DIRECTORY, CGROUP2_SUPER_MAGIC);
+      j->v2_dir = open_join_file (m, h->dir, true);
       return j->v2_dir >= 0;
     }
   if (j->n_tasks == CGROUP_JOIN_MAX)
     return false;
   tasks = xasprintf ("%s/tasks", h->dir);
-  fd = open_checked (tasks, O_WRONLY, CGROUP_SUPER_MAGIC);
+  fd = open_join_file (m, tasks, false);
   if (fd < 0)
     return false;
   if (cgroup_has_controller (h->controllers, "memory"))
@@ -71,10 +63,11 @@ cgroup_join_prepare (const cgroup_manager *m, bool memory_hand_off, cgroup_join 
   bool ok = n > 0 && !cgroup_enter_only (m);
 
   cgroup_join_init (j);
+  j->fs = m->fs;
   for (size_t i = 0; i < n && ok; i++)
     {
       cgroup_hierarchy h = cgroup_hierarchy_at (m, i);
-      ok = open_join_target (j, &h);
+      ok = open_join_target (j, m, &h);
     }
   j->usable = ok;
   if (!j->usable)
@@ -86,7 +79,7 @@ cgroup_join_prepare (const cgroup_manager *m, bool memory_hand_off, cgroup_join 
     {
       cleanup_free char *home = cgroup_own_tasks_v1 (m, "memory");
       if (home)
-        j->memory_home = open_checked (home, O_WRONLY, CGROUP_SUPER_MAGIC);
+        j->memory_home = open_join_file (m, home, false);
     }
 }
 
@@ -95,7 +88,7 @@ cgroup_join_self (cgroup_join *j, ocisbx_err **err)
 {
   for (size_t i = 0; i < j->n_tasks; i++)
     {
-      if (write (j->tasks[i], "0", 1) != 1)
+      if (j->fs->write_value (j->tasks[i], "0") < 0)
         return err_set (err, errno, "cgroups: join a v1 hierarchy");
       if (i == j->memory_at && j->memory_home >= 0)
         j->memory = j->tasks[i];

@@ -8,6 +8,8 @@
  *     only itself (it is single-threaded), for which the kernel skips that lock.
  *     The files are opened by the parent before the clone: the kernel checks the
  *     opener's credentials, so this works from a new user namespace too.
+ * The files are opened and written through the manager's seam (fs_ops.h: open_join,
+ * write_value), as every cgroup file.
  * Anything unusual (rootless, a file that cannot be opened, a kernel without
  * CLONE_INTO_CGROUP) falls back to cgroup_enter () by the parent.
  *
@@ -28,9 +30,13 @@
 
 #define CGROUP_JOIN_MAX 24
 
+struct cg_fs_ops;
+
 typedef struct cgroup_join
 {
   bool usable;
+  const struct cg_fs_ops *fs;   /* the manager's (fs_ops.h): the files opened and written
+                                   through it */
   int v2_dir;                   /* for CLONE_INTO_CGROUP, or -1 */
   int tasks[CGROUP_JOIN_MAX];   /* v1 "tasks" files, open for writing */
   size_t n_tasks;
