@@ -820,7 +820,8 @@ test_rootfs_in_mount_ns (void)
   if (pid == 0)
     {
       rootfs_pseudo pseudo = { 0 };
-      rootfs_ctx ctx = { .cfg = cfg, .rootfs = t.rootfs, .bundle = dir, .pseudo = &pseudo };
+      rootfs_ctx ctx = { .cfg = cfg, .rootfs = t.rootfs, .bundle = dir, .pseudo = &pseudo,
+                         .mount_opts = mounts_parse_options (cfg) };
       if (unshare (CLONE_NEWNS) < 0)
         _exit (9);
       _exit (child_checks (&ctx));

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/rootfs/mounts.h"
 #include "core/rootfs/rootfs.h"
 #include "core/syscalls.h"
 #include "unit.h"
@@ -348,7 +349,8 @@ run_sequence (const char *config_json, const char *const *files, bool userns)
     {
       rootfs_pseudo pseudo = { 0 };
       rootfs_ctx ctx = { .cfg = cfg, .rootfs = rootfs, .bundle = dir, .userns = userns, .pseudo = &pseudo,
-                         .overlay = seq_overlay, .overlay_dir = seq_overlay_dir };
+                         .overlay = seq_overlay, .overlay_dir = seq_overlay_dir,
+                         .mount_opts = mounts_parse_options (cfg) };
       ocisbx_err *err = NULL;
       int rootfd = -1;
 

@@ -430,7 +430,7 @@ open_mount_source (void *arg, size_t index, int child_fd, ocisbx_err **err)
         err_set (err, errno, "open `%s`", c->rootfs);
     }
   else
-    fd = mounts_runtime_source (c->cfg, c->bundle, c->rootfs, index, child_fd, err);
+    fd = mounts_runtime_source (&c->rctx, index, child_fd, err);
   if (ns_leave (&saved, fd < 0 ? NULL : err) < 0 || fd < 0)
     {
       if (fd >= 0)
@@ -453,6 +453,7 @@ clone_init (create_ctx *c, ocisbx_err **err)
   c->mount_help = c->userns && geteuid () == 0;
   if (c->mount_help)
     c->mount_server = (sync_mount_server){ open_mount_source, c };
+  c->mount_opts = mounts_parse_options (c->cfg);
   c->rctx = (rootfs_ctx){
     .cfg = c->cfg,
     .rootfs = c->rootfs,
@@ -466,6 +467,7 @@ clone_init (create_ctx *c, ocisbx_err **err)
     .pseudo = &c->pseudo,
     .overlay = c->overlay,
     .overlay_dir = c->overlay_dir,
+    .mount_opts = c->mount_opts,
   };
 
   /* From the clone on, our memory and fds are in the container: none of its processes
@@ -739,6 +741,7 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   ns_plan_close (&c->ns);
   idmap_plan_free (&c->idmap);
   process_plan_free (&c->proc);
+  mounts_free_options (c->mount_opts, c->cfg ? c->cfg->mounts_len : 0);
   if (c->seccomp)
     seccomp_prog_free (c->seccomp);
   if (c->cgroup)

@@ -15,6 +15,7 @@
 #include "core/intelrdt/intelrdt.h"
 #include "core/ns/namespaces.h"
 #include "core/process/process.h"
+#include "core/rootfs/mount_options.h"
 #include "core/rootfs/rootfs.h"
 #include "core/ns/rootless_user.h"
 #include "core/seccomp/seccomp.h"
@@ -64,6 +65,7 @@ typedef struct create_ctx
   idmap_plan idmap; /* how the parent writes the uid/gid maps (rootless_user.h) */
   process_plan proc;
   rootfs_ctx rctx;
+  mount_opts *mount_opts; /* rctx.mount_opts: each mount's options, parsed once */
   rootfs_pseudo pseudo; /* rctx.pseudo: the init's procfs/sysfs mounts (rootfs.h) */
   bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
   sync_mount_server mount_server; /* with mount_help: how (sync.h); else none */

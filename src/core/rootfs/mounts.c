@@ -287,67 +287,59 @@ pseudo_magic (const oci_mount *m, bool bind, int srcfd)
 
 /* A tmpfs without mode= takes the mode of the directory it covers, when there is one
    (as runc and crun): the image's 0700 or 0712 stays so under the mount; a destination
-   made for it gets tmpfs's own 1777. */
-static void
-tmpfs_mode_of_destination (int rootfd, const char *dest, mount_opts *o)
+   made for it gets tmpfs's own 1777.  The data to mount with when it changes (the
+   plan's DATA with mode= first), else NULL. */
+static char *
+tmpfs_mode_of_destination (int rootfd, const char *dest, const char *data)
 {
   ocisbx_err *ignored = NULL;
   cleanup_close int fd = -1;
   struct stat st;
-  char *data;
 
-  for (const char *p = o->data; p; p = strchr (p, ','), p = p ? p + 1 : NULL)
+  for (const char *p = data; p; p = strchr (p, ','), p = p ? p + 1 : NULL)
     if (strncmp (p, "mode=", 5) == 0)
-      return;
+      return NULL;
   fd = pathres_open (rootfd, dest, &ignored);
   if (fd < 0)
     {
       err_free (ignored);
-      return;
+      return NULL;
     }
   if (fstat (fd, &st) < 0 || !S_ISDIR (st.st_mode))
-    return;
-  data = o->data ? xasprintf ("mode=%04o,%s", (unsigned) (st.st_mode & 07777), o->data)
-                 : xasprintf ("mode=%04o", (unsigned) (st.st_mode & 07777));
-  free (o->data);
-  o->data = data;
+    return NULL;
+  return data ? xasprintf ("mode=%04o,%s", (unsigned) (st.st_mode & 07777), data)
+              : xasprintf ("mode=%04o", (unsigned) (st.st_mode & 07777));
 }
 
+/* The bind source of mounts[INDEX] open, and what it is: *KIND a file or a directory.
+   /proc only from the root of a procfs. */
 static int
-mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **err)
+bind_source (const rootfs_ctx *ctx, size_t index, pathres_create_kind *kind, ocisbx_err **err)
 {
-  cleanup_mount_opts mount_opts o;
-  cleanup_close int srcfd = -1;
+  const oci_mount *m = &ctx->cfg->mounts[index];
+  cleanup_close int srcfd = open_source (ctx, index, m->source, err);
+  struct stat st;
+
+  if (srcfd < 0)
+    return -1;
+  if (fstat (srcfd, &st) < 0)
+    return err_set (err, errno, "stat mount source `%s`", m->source);
+  *kind = S_ISDIR (st.st_mode) ? PATHRES_DIR : PATHRES_FILE;
+  if (mounts_dest_is (m, "/proc") && !is_procfs_root (srcfd, &st))
+    return err_set (err, EPERM, "bind mount on `%s`: `%s` is not the root of a procfs", m->destination,
+                    m->source);
+  return steal_fd (&srcfd);
+}
+
+/* The destination's checks, then its fd (created as KIND when missing): no symlink
+   under a procfs or sysfs, not the root itself, inside /proc only where allowed. */
+static int
+mount_destination (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, bool bind, pathres_create_kind kind,
+                   ocisbx_err **err)
+{
   cleanup_close int dstfd = -1;
-  cleanup_close int top = -1;
-  pathres_create_kind kind = PATHRES_DIR;
-  bool bind = mount_is_bind (m);
-  bool idmapped;
-  long magic;
+  cleanup_free char *clean = pathres_clean (m->destination);
 
-  mount_opts_parse (m->options, m->options_len, &o);
-  idmapped = o.idmap || o.ridmap || m->uid_mappings_len || m->gid_mappings_len;
-  if (bind)
-    o.flags |= MS_BIND;
-  if (readonly_later (m, &o))
-    o.flags &= ~MS_RDONLY;
-
-  if (bind)
-    {
-      struct stat st;
-      srcfd = open_source (ctx, (size_t) (m - ctx->cfg->mounts), m->source, err);
-      if (srcfd < 0)
-        return -1;
-      if (fstat (srcfd, &st) < 0)
-        return err_set (err, errno, "stat mount source `%s`", m->source);
-      if (!S_ISDIR (st.st_mode))
-        kind = PATHRES_FILE;
-      if (mounts_dest_is (m, "/proc") && !is_procfs_root (srcfd, &st))
-        return err_set (err, EPERM, "bind mount on `%s`: `%s` is not the root of a procfs", m->destination,
-                        m->source);
-    }
-  if (!bind && m->type && strcmp (m->type, "tmpfs") == 0)
-    tmpfs_mode_of_destination (rootfd, m->destination, &o);
   if (!bind && needs_plain_directory (m->type) && pathres_has_symlink (rootfd, m->destination))
     return err_set (err, ELOOP, "`%s` is a symlink in the rootfs: filesystem \"%s\" must be mounted on ordinary directory",
                     m->destination, m->type);
@@ -357,74 +349,116 @@ mount_one (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, ocisbx_err **e
   if (is_root (rootfd, dstfd))
     return err_set (err, EINVAL, "`%s` resolves to the root of the container: a mount there would hide the rootfs",
                     m->destination);
-  if (on_procfs (dstfd))
-    {
-      /* A symlink in the rootfs must not smuggle a mount into /proc either. */
-      cleanup_free char *clean = pathres_clean (m->destination);
-      if (strncmp (clean, "/proc/", 6) != 0 || !rootfs_proc_dest_allowed (clean, bind ? NULL : m->type))
-        return err_set (err, EPERM, "`%s` resolves inside /proc: refusing to mount there",
-                        m->destination);
-    }
+  /* A symlink in the rootfs must not smuggle a mount into /proc either. */
+  if (on_procfs (dstfd)
+      && (strncmp (clean, "/proc/", 6) != 0 || !rootfs_proc_dest_allowed (clean, bind ? NULL : m->type)))
+    return err_set (err, EPERM, "`%s` resolves inside /proc: refusing to mount there", m->destination);
+  pseudo_forget_under (ctx->pseudo, clean);
+  return steal_fd (&dstfd);
+}
 
-  {
-    cleanup_free char *clean = pathres_clean (m->destination);
-    pseudo_forget_under (ctx->pseudo, clean);
-  }
-  magic = pseudo_magic (m, bind, srcfd);
-  if (!bind && m->type && strcmp (m->type, "cgroup") == 0)
-    return mount_cgroup (ctx, rootfd, m, &o, dstfd, err);
-
-  if (bind && idmapped)
-    {
-      if (mount_idmapped (ctx, m, &o, srcfd, dstfd, err) < 0)
-        return -1;
-    }
-  else if (idmapped)
-    return err_set (err, EINVAL, "idmapped mount `%s`: only bind mounts can be idmapped",
-                    m->destination);
-  else if (bind)
-    {
-      /* `ro` on an rbind is the top mount's alone, as runc and mount(8) do it; `rro`
-         is the recursive form (docker's bind-recursive=writable asks for rbind,ro) */
-      if (mount_bind_fd_known (ctx->procfd, srcfd, dstfd, o.flags, m->destination, err) < 0)
-        return -1;
-    }
-  else if (mount_filesystem (ctx, m, &o, dstfd, &bind, err) < 0)
+/* A new file system at DSTFD; where it had to be the host's bound instead (*BOUND),
+   a read-only one is read-only with its submounts (the host's sysfs/mqueue). */
+static int
+mount_new_filesystem (const rootfs_ctx *ctx, const oci_mount *m, mount_opts *o, int dstfd, bool *bound,
+                      ocisbx_err **err)
+{
+  if (mount_filesystem (ctx, m, o, dstfd, bound, err) < 0)
     return -1;
-  else if (bind && (o.flags & MS_RDONLY))
+  if (*bound && (o->flags & MS_RDONLY))
     {
-      /* The host's sysfs/mqueue came with its submounts: all of them read-only. */
-      o.recursive = true;
-      o.attr_set |= MOUNT_ATTR_RDONLY;
-      o.attr_clr &= ~(uint64_t) MOUNT_ATTR_RDONLY;
+      o->recursive = true;
+      o->attr_set |= MOUNT_ATTR_RDONLY;
+      o->attr_clr &= ~(uint64_t) MOUNT_ATTR_RDONLY;
     }
+  return 0;
+}
 
-  if (magic && pseudo_record (ctx->pseudo, rootfd, m->destination, magic, !mount_is_bind (m), err) < 0)
-    return -1;
+/* The mount itself, by its kind: an idmapped bind, a bind, or a new file system.
+   *BOUND: what DSTFD got is a bind (for the fix-ups). */
+static int
+mount_dispatch (const rootfs_ctx *ctx, const oci_mount *m, mount_opts *o, bool bind, int srcfd, int dstfd,
+                bool *bound, ocisbx_err **err)
+{
+  bool idmapped = o->idmap || o->ridmap || m->uid_mappings_len || m->gid_mappings_len;
 
-  /* What follows acts on the new mount: re-resolve the destination, since DSTFD is
-     the directory underneath it. */
-  if (!(bind && ((o.flags | o.cleared) & MS_PER_MOUNT)) && o.n_propagation == 0 && !o.recursive
-      && !o.tmpcopyup)
+  *bound = bind;
+  if (idmapped && !bind)
+    return err_set (err, EINVAL, "idmapped mount `%s`: only bind mounts can be idmapped", m->destination);
+  if (idmapped)
+    return mount_idmapped (ctx, m, o, srcfd, dstfd, err);
+  if (!bind)
+    return mount_new_filesystem (ctx, m, o, dstfd, bound, err);
+  /* `ro` on an rbind is the top mount's alone, as runc and mount(8) do it; `rro` is the
+     recursive form (docker's bind-recursive=writable asks for rbind,ro) */
+  return mount_bind_fd_known (ctx->procfd, srcfd, dstfd, o->flags, m->destination, err);
+}
+
+/* What acts on the new mount once made: tmpcopyup, a bind's per-mount flags,
+   propagation, recursive attributes.  The destination is resolved again, DSTFD being
+   the directory underneath. */
+static int
+mount_fixups (const rootfs_ctx *ctx, int rootfd, const oci_mount *m, const mount_opts *o, bool bound, int dstfd,
+              ocisbx_err **err)
+{
+  bool per_mount = bound && ((o->flags | o->cleared) & MS_PER_MOUNT);
+  cleanup_close int top = -1;
+
+  if (!per_mount && o->n_propagation == 0 && !o->recursive && !o->tmpcopyup)
     return 0;
   top = pathres_open (rootfd, m->destination, err);
   if (top < 0)
     return -1;
-  if (o.tmpcopyup && !bind && m->type && strcmp (m->type, "tmpfs") == 0
-      && mount_copyup (dstfd, top, o.data, err) < 0)
+  if (o->tmpcopyup && !bound && m->type && strcmp (m->type, "tmpfs") == 0
+      && mount_copyup (dstfd, top, o->data, err) < 0)
     return err_wrap (err, "`%s`", m->destination);
-  if (bind && ((o.flags | o.cleared) & MS_PER_MOUNT)
-      && remount_bind_flags (top, &o, ctx->userns, m->destination, err) < 0)
+  if (per_mount && remount_bind_flags (top, o, ctx->userns, m->destination, err) < 0)
     return -1;
-  for (size_t i = 0; i < o.n_propagation; i++)
+  for (size_t i = 0; i < o->n_propagation; i++)
     {
       char d[PATHRES_FD_PATH_MAX];
-      if (sys->mount (NULL, pathres_fd_path (top, d), NULL, o.propagation[i], NULL) < 0)
+      if (sys->mount (NULL, pathres_fd_path (top, d), NULL, o->propagation[i], NULL) < 0)
         return err_set (err, errno, "set propagation of `%s`", m->destination);
     }
-  if (o.recursive && mount_setattr_fd (top, o.attr_set, o.attr_clr, true, m->destination, err) < 0)
+  if (o->recursive && mount_setattr_fd (top, o->attr_set, o->attr_clr, true, m->destination, err) < 0)
     return -1;
   return 0;
+}
+
+/* mounts[INDEX]: its options as the plan parsed them (a copy: the flags are adjusted
+   here; the data is the plan's), the destination checked, the mount, the fix-ups. */
+static int
+mount_one (const rootfs_ctx *ctx, int rootfd, size_t index, ocisbx_err **err)
+{
+  const oci_mount *m = &ctx->cfg->mounts[index];
+  mount_opts o = ctx->mount_opts[index];
+  cleanup_close int srcfd = -1;
+  cleanup_close int dstfd = -1;
+  cleanup_free char *tmpfs_data = NULL;
+  pathres_create_kind kind = PATHRES_DIR;
+  bool bind = mount_is_bind (m), bound;
+  long magic;
+
+  if (bind)
+    o.flags |= MS_BIND;
+  if (readonly_later (m, &o))
+    o.flags &= ~MS_RDONLY;
+  if (bind && (srcfd = bind_source (ctx, index, &kind, err)) < 0)
+    return -1;
+  if (!bind && m->type && strcmp (m->type, "tmpfs") == 0
+      && (tmpfs_data = tmpfs_mode_of_destination (rootfd, m->destination, o.data)) != NULL)
+    o.data = tmpfs_data;
+  dstfd = mount_destination (ctx, rootfd, m, bind, kind, err);
+  if (dstfd < 0)
+    return -1;
+  magic = pseudo_magic (m, bind, srcfd);
+  if (!bind && m->type && strcmp (m->type, "cgroup") == 0)
+    return mount_cgroup (ctx, rootfd, m, &o, dstfd, err);
+  if (mount_dispatch (ctx, m, &o, bind, srcfd, dstfd, &bound, err) < 0)
+    return -1;
+  if (magic && pseudo_record (ctx->pseudo, rootfd, m->destination, magic, !bind, err) < 0)
+    return -1;
+  return mount_fixups (ctx, rootfd, m, &o, bound, dstfd, err);
 }
 
 int
@@ -433,26 +467,47 @@ mounts_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
   const oci_config *cfg = ctx->cfg;
 
   for (size_t i = 0; i < cfg->mounts_len; i++)
-    if (mount_one (ctx, rootfd, &cfg->mounts[i], err) < 0)
+    if (mount_one (ctx, rootfd, i, err) < 0)
       return err_wrap (err, "mounts[%zu]", i);
   return 0;
 }
 
 int
-mounts_finalize (const oci_config *cfg, int rootfd, ocisbx_err **err)
+mounts_finalize (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err)
 {
+  const oci_config *cfg = ctx->cfg;
+
   for (size_t i = 0; i < cfg->mounts_len; i++)
     {
       const oci_mount *m = &cfg->mounts[i];
-      cleanup_mount_opts mount_opts o;
+      const mount_opts *o = &ctx->mount_opts[i];
       cleanup_close int fd = -1;
 
-      mount_opts_parse (m->options, m->options_len, &o);
-      if (!readonly_later (m, &o))
+      if (!readonly_later (m, o))
         continue;
       fd = pathres_open (rootfd, m->destination, err);
       if (fd < 0 || mount_remount_bind (fd, MS_RDONLY, 0, false, m->destination, err) < 0)
         return err_wrap (err, "mounts[%zu]: read-only", i);
     }
   return 0;
+}
+
+mount_opts *
+mounts_parse_options (const oci_config *cfg)
+{
+  mount_opts *all = xmalloc0 ((cfg->mounts_len ? cfg->mounts_len : 1) * sizeof *all);
+
+  for (size_t i = 0; i < cfg->mounts_len; i++)
+    mount_opts_parse (cfg->mounts[i].options, cfg->mounts[i].options_len, &all[i]);
+  return all;
+}
+
+void
+mounts_free_options (mount_opts *all, size_t n)
+{
+  if (all == NULL)
+    return;
+  for (size_t i = 0; i < n; i++)
+    mount_opts_free (&all[i]);
+  free (all);
 }

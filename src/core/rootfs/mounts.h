@@ -57,7 +57,11 @@
 int mounts_setup (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
 /* After pivot_root (ROOTFD is "/"): the read-only tmpfs mounts and a read-only /dev,
    mounted writable by mounts_setup, become read-only. */
-int mounts_finalize (const oci_config *cfg, int rootfd, ocisbx_err **err);
+int mounts_finalize (const rootfs_ctx *ctx, int rootfd, ocisbx_err **err);
+/* Parent: the options of each of CFG's mounts parsed, once (rootfs_ctx.mount_opts);
+   cfg->mounts_len of them, freed by mounts_free_options. */
+mount_opts *mounts_parse_options (const oci_config *cfg);
+void mounts_free_options (mount_opts *all, size_t n);
 
 /* Is /proc/self/fd there to name fds in mount(2)?  (Not after pivot_root into a
    rootfs without /proc: the primitives below then use the new mount API.) */
@@ -115,8 +119,7 @@ bool mount_wants_idmap (const oci_mount *m);
    open it (CHILD_FD -1; a host path, never one in ROOTFS, the container's to open), or
    an idmapped copy of the tree of the source (CHILD_FD, or the one opened here), which
    only a process with CAP_SYS_ADMIN in the initial user namespace can make. */
-int mounts_runtime_source (const oci_config *cfg, const char *bundle, const char *rootfs, size_t index,
-                           int child_fd, ocisbx_err **err);
+int mounts_runtime_source (const rootfs_ctx *ctx, size_t index, int child_fd, ocisbx_err **err);
 int mount_idmapped (const rootfs_ctx *ctx, const oci_mount *m, const mount_opts *o, int srcfd,
                     int dstfd, ocisbx_err **err);
 

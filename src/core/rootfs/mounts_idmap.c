@@ -176,11 +176,12 @@ mount_wants_idmap (const oci_mount *m)
 }
 
 int
-mounts_runtime_source (const oci_config *cfg, const char *bundle, const char *rootfs, size_t index,
-                       int child_fd, ocisbx_err **err)
+mounts_runtime_source (const rootfs_ctx *ctx, size_t index, int child_fd, ocisbx_err **err)
 {
+  const oci_config *cfg = ctx->cfg;
+  const char *bundle = ctx->bundle, *rootfs = ctx->rootfs;
   const oci_mount *m = index < cfg->mounts_len ? &cfg->mounts[index] : NULL;
-  cleanup_mount_opts mount_opts o = { 0 };
+  mount_opts o;
   cleanup_free char *path = NULL;
   cleanup_close int own = -1;
   int tree;
@@ -203,7 +204,7 @@ mounts_runtime_source (const oci_config *cfg, const char *bundle, const char *ro
         return steal_fd (&own);
       child_fd = own;
     }
-  mount_opts_parse (m->options, m->options_len, &o);
+  o = ctx->mount_opts[index]; /* the plan's, its data borrowed */
   o.flags |= MS_BIND;
   tree = idmapped_tree (cfg, m, &o, child_fd, err);
   if (tree < 0)

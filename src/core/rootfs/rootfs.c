@@ -323,7 +323,7 @@ rootfs_finalize (const rootfs_ctx *ctx, ocisbx_err **err)
       || paths_mask (cfg, ctx->pseudo, rootfd, err) < 0)
     return err_wrap (err, "rootfs");
   rootfs_pseudo_clear (ctx->pseudo);
-  if (mounts_finalize (cfg, rootfd, err) < 0)
+  if (mounts_finalize (ctx, rootfd, err) < 0)
     return err_wrap (err, "rootfs");
   if (cfg->root && cfg->root->readonly
       && mount_remount_bind (rootfd, MS_RDONLY, 0, false, "/", err) < 0)

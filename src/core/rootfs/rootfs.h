@@ -84,6 +84,8 @@ typedef struct rootfs_ctx
   rootfs_procfd procfd;    /* set by rootfs_setup for the mounts it makes; leave it 0 */
   rootfs_pseudo *pseudo;   /* required: filled by rootfs_setup, used and cleared by
                               rootfs_finalize (the caller's, zeroed) */
+  const struct mount_opts *mount_opts; /* required: cfg->mounts' options, parsed by the
+                                          parent (mounts.h: mounts_parse_options) */
   /* In a user namespace, when the runtime lends its privileges: asks it for mounts[INDEX]'s
      bind source, or the rootfs (ROOTFS_SOURCE), when the container cannot open it (FD
      -1), or for an idmapped copy of FD's tree (mounts_runtime_source), or for a device
