@@ -21,6 +21,7 @@
 
 #include "core/ns/namespaces.h"
 #include "core/process/process.h"
+#include "core/container/container_internal.h"
 #include "core/container/state_store.h"
 #include "core/container/sync.h"
 #include "core/container/sync_transport.h"
@@ -601,6 +602,23 @@ open_null_source (void *arg, size_t index, int child_fd, ocisbx_err **err)
   return open ("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
+/* Where the init waits for SYNC_GO (sync.h draws it): in a user namespace, before its
+   mounts, so that the bind sources it asks for are served after SYNC_GO, in the
+   pipeline's serve_mount_sources step. */
+static void
+test_go_at (void)
+{
+  for (int i = 0; i < 8; i++)
+    {
+      bool parent_step = i & 1, child_hooks = i & 2, new_cgroupns = i & 4;
+      CHECK (create_go_at (true, new_cgroupns, parent_step, child_hooks) == INIT_GO_AFTER_JOIN);
+      CHECK (create_go_at (false, true, parent_step, child_hooks) == INIT_GO_AFTER_JOIN);
+    }
+  CHECK (create_go_at (false, false, true, false) == INIT_GO_BEFORE_HOOKS);
+  CHECK (create_go_at (false, false, false, true) == INIT_GO_BEFORE_HOOKS);
+  CHECK (create_go_at (false, false, false, false) == INIT_GO_BEFORE_PROCESS);
+}
+
 /* The protocol's steps, both sides: the child's in a forked process. */
 static void
 test_sync_steps (void)
@@ -621,7 +639,8 @@ test_sync_steps (void)
           || strcmp (payload, "creating") != 0 || strcmp (payload + 9, "created") != 0)
         _exit (1);
       src = sync_ask_mount_source (fds[1], 3, -1, &err);
-      if (src < 0 || sync_run_parent_hooks (fds[1], &err) < 0 || sync_send_listener (fds[1], 7, &err) < 0)
+      if (src < 0 || sync_mounts_done (fds[1], &err) < 0 || sync_run_parent_hooks (fds[1], &err) < 0
+          || sync_send_listener (fds[1], 7, &err) < 0)
         _exit (2);
       if (pipe (pp) < 0 || sync_ready (fds[1], pp[0], &err) < 0)
         _exit (3);
@@ -631,14 +650,15 @@ test_sync_steps (void)
   close (fds[1]);
   CHECK (sync_recv_pid (fds[0], &got, &err) == 0 && got == 42);
   CHECK (sync_send_go (fds[0], "creating\0created", 17, &err) == 0);
-  CHECK (sync_wait_hooks (fds[0], &ms, &err) == 0 && calls == 1); /* served on the way */
+  CHECK (sync_serve_mount_sources (fds[0], &ms, &err) == 0 && calls == 1); /* its own step */
+  CHECK (sync_wait_hooks (fds[0], &err) == 0);
   CHECK (sync_hooks_done (fds[0], &err) == 0);
   {
     int child_fd = -1;
-    CHECK (sync_recv_listener (fds[0], &ms, &child_fd, &err) == 0 && child_fd == 7);
+    CHECK (sync_recv_listener (fds[0], &child_fd, &err) == 0 && child_fd == 7);
   }
   CHECK (sync_ack_listener (fds[0], &err) == 0);
-  CHECK (sync_wait_ready (fds[0], &ms, &master, &err) == 0 && master >= 0);
+  CHECK (sync_wait_ready (fds[0], &master, &err) == 0 && master >= 0);
   CHECK (sync_wait_exec (fds[0], &err) == 0);
   CHECK (waitpid (pid, &status, 0) == pid && WIFEXITED (status) && WEXITSTATUS (status) == 0);
   if (master >= 0)
@@ -646,11 +666,21 @@ test_sync_steps (void)
   close (fds[0]);
   err_freep (&err);
 
-  /* a request nobody serves (exec: no server), and a child's failure at the end */
+  /* a step out of order, a request for a bind source outside the rootfs set-up, and a
+     child's failure at the end */
   CHECK (sync_pair (fds, &err) == 0);
   CHECK (sync_ready (fds[1], -1, &err) == 0); /* not the awaited step */
-  CHECK (sync_wait_hooks (fds[0], NULL, &err) < 0 && err && err->errnum == EPROTO);
+  CHECK (sync_wait_hooks (fds[0], &err) < 0 && err && err->errnum == EPROTO);
   err_freep (&err);
+  {
+    /* the child's ask, by hand: it would wait for the answer */
+    CHECK (sync_send (fds[1], SYNC_MOUNT_SOURCE, 3, NULL, 0, -1, &err) == 0);
+    CHECK (sync_wait_ready (fds[0], &master, &err) < 0 && err && err->errnum == EPROTO);
+    err_freep (&err);
+    CHECK (sync_mounts_done (fds[1], &err) == 0); /* and no step but the serving one takes that */
+    CHECK (sync_recv_listener (fds[0], &master, &err) < 0 && err && err->errnum == EPROTO);
+    err_freep (&err);
+  }
   {
     ocisbx_err *peer = NULL;
     err_set (&peer, ENOENT, "exec: \"x\"");
@@ -790,5 +820,5 @@ test_error_size (void)
 
 UNIT_MAIN (T (test_signal_names), T (test_ids), T (test_capabilities), T (test_rlimits), T (test_cpuset),
            T (test_path_lookup), T (test_namespace_names), T (test_namespace_plan), T (test_state_roundtrip),
-           T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_sync_steps), T (test_process_prepare),
+           T (test_timestamp), T (test_proc_stat), T (test_sync_channel), T (test_sync_steps), T (test_go_at), T (test_process_prepare),
            T (test_passwd_field), T (test_state_dir_remove), T (test_close_fds_except), T (test_close_fds_without_close_range), T (test_error_size))

@@ -253,13 +253,18 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   /* `run` in the foreground: the init dies with us */
   c->proc.pdeathsig = foreground && !o->detach ? SIGKILL : 0;
   /* the init's order (container_init.c) */
-  if (c->userns || (c->ns.new_flags & CLONE_NEWCGROUP))
-    c->go_at = INIT_GO_AFTER_JOIN;
-  else if (c->parent_step || c->child_hooks)
-    c->go_at = INIT_GO_BEFORE_HOOKS;
-  else
-    c->go_at = INIT_GO_BEFORE_PROCESS;
+  c->go_at = create_go_at (c->userns, (c->ns.new_flags & CLONE_NEWCGROUP) != 0, c->parent_step, c->child_hooks);
   return 0;
+}
+
+init_go
+create_go_at (bool userns, bool new_cgroupns, bool parent_step, bool child_hooks)
+{
+  if (userns || new_cgroupns)
+    return INIT_GO_AFTER_JOIN;
+  if (parent_step || child_hooks)
+    return INIT_GO_BEFORE_HOOKS;
+  return INIT_GO_BEFORE_PROCESS;
 }
 
 /* ---- the state document for hooks ---- */
@@ -568,6 +573,17 @@ init_environment (create_ctx *c, ocisbx_err **err)
   return sync_send_go (c->sp.sync_parent, payload, len, err);
 }
 
+/* In a user namespace with our help (mount_help): the init's rootfs set-up, during
+   which it asks for the bind sources it cannot open or idmap (open_mount_source), until
+   it says it is over: a request at any other step is a protocol error (sync.h). */
+static int
+serve_mount_sources (create_ctx *c, ocisbx_err **err)
+{
+  if (!c->mount_help)
+    return 0;
+  return sync_serve_mount_sources (c->sp.sync_parent, &c->mount_server, err);
+}
+
 /* The createRuntime step: the init's namespaces are final, its process not started:
    linux.netDevices moved into its network namespace, then the hooks. */
 static int
@@ -578,7 +594,7 @@ create_runtime_step (create_ctx *c, ocisbx_err **err)
 
   if (!c->parent_step)
     return 0;
-  if (sync_wait_hooks (c->sp.sync_parent, &c->mount_server, err) < 0)
+  if (sync_wait_hooks (c->sp.sync_parent, err) < 0)
     return -1;
   if (netdev_move (c->cfg->linux_, c->sp.pidfd, c->sp.pid, err) < 0)
     return -1;
@@ -602,13 +618,13 @@ seccomp_listener (create_ctx *c, ocisbx_err **err)
   if (c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp))
     return 0;
   state = create_state_json (c, STATUS_CREATING);
-  return spawn_hand_off_listener (&c->sp, &c->mount_server, c->cfg->linux_->seccomp, state, err);
+  return spawn_hand_off_listener (&c->sp, c->cfg->linux_->seccomp, state, err);
 }
 
 static int
 wait_ready (create_ctx *c, ocisbx_err **err)
 {
-  return sync_wait_ready (c->sp.sync_parent, &c->mount_server, &c->sp.master, err);
+  return sync_wait_ready (c->sp.sync_parent, &c->sp.master, err);
 }
 
 static int
@@ -680,8 +696,8 @@ create_run_pipeline (create_ctx *c, ocisbx_err **err)
   if (clone_init (c, err) < 0)
     return -1;
   log_debug ("container `%s`: init pid %d", c->o->id, (int) c->sp.pid);
-  if (init_environment (c, err) < 0 || create_runtime_step (c, err) < 0 || seccomp_listener (c, err) < 0
-      || wait_ready (c, err) < 0)
+  if (init_environment (c, err) < 0 || serve_mount_sources (c, err) < 0 || create_runtime_step (c, err) < 0
+      || seccomp_listener (c, err) < 0 || wait_ready (c, err) < 0)
     return -1;
   if (write_pid_file (c, err) < 0 || write_state (c, err) < 0)
     return -1;

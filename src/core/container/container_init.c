@@ -207,6 +207,13 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
     return -1;
   if (rootfs_setup (&c->rctx, &rootfd, err) < 0)
     return -1;
+  if (c->mount_help)
+    {
+      /* the parent's serve_mount_sources step ends: nothing more is asked */
+      c->rctx.runtime_source = NULL;
+      if (sync_mounts_done (s->sock, err) < 0)
+        return -1;
+    }
   if (c->go_at == INIT_GO_BEFORE_HOOKS && wait_go (s, err) < 0)
     return -1;
   if (c->parent_step && sync_run_parent_hooks (s->sock, err) < 0)

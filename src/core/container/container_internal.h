@@ -32,6 +32,13 @@ typedef enum init_go
   INIT_GO_BEFORE_PROCESS /* else: before the process's credentials */
 } init_go;
 
+/* The choice (sync.h draws it): a new or joined user namespace (USERNS) or a new cgroup
+   namespace (NEW_CGROUPNS): after the join; else with the parent's createRuntime step
+   (PARENT_STEP) or the init's createContainer/startContainer hooks (CHILD_HOOKS): before
+   the hooks; else before the process.  So an init that asks for bind sources (in a user
+   namespace) does it after SYNC_GO, when the parent serves them. */
+init_go create_go_at (bool userns, bool new_cgroupns, bool parent_step, bool child_hooks);
+
 /* Everything about one create, prepared by the parent; the child reads it from its
    copy of the parent's memory after the clone. */
 typedef struct create_ctx

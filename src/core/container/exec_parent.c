@@ -317,14 +317,14 @@ clone_process (exec_ctx *c, ocisbx_err **err)
 static int
 wait_exec (exec_ctx *c, ocisbx_err **err)
 {
-  if (c->sp.relay && sync_wait_ready (c->sp.sync_parent, NULL, &c->sp.master, err) < 0)
+  if (c->sp.relay && sync_wait_ready (c->sp.sync_parent, &c->sp.master, err) < 0)
     return -1;
   if (adopt_process (c, err) < 0)
     return -1;
   if (c->seccomp && seccomp_prog_has_listener (c->seccomp))
     {
       cleanup_free char *state = container_state_doc (c->h.st, STATUS_RUNNING, false);
-      if (spawn_hand_off_listener (&c->sp, NULL, c->spec.cfg->linux_->seccomp, state, err) < 0)
+      if (spawn_hand_off_listener (&c->sp, c->spec.cfg->linux_->seccomp, state, err) < 0)
         return -1;
     }
   if (sync_wait_exec (c->sp.sync_parent, err) < 0)

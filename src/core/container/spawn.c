@@ -162,13 +162,12 @@ spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, const process_plan *p, o
 }
 
 int
-spawn_hand_off_listener (spawn_ctx *s, const sync_mount_server *ms, const oci_seccomp *sc, const char *state,
-                         ocisbx_err **err)
+spawn_hand_off_listener (spawn_ctx *s, const oci_seccomp *sc, const char *state, ocisbx_err **err)
 {
   cleanup_close int nfd = -1;
   int child_fd;
 
-  if (sync_recv_listener (s->sync_parent, ms, &child_fd, err) < 0)
+  if (sync_recv_listener (s->sync_parent, &child_fd, err) < 0)
     return -1;
   nfd = seccomp_fetch_listener_fd (s->pid, child_fd, err);
   if (nfd < 0)

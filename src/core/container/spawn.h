@@ -98,11 +98,10 @@ int spawn_nondumpable (ocisbx_err **err);
    (ours for the clone), so it holds before any cgroup transition.  Returns 0 in the child, the pid in the parent
    (s->pid, s->pidfd), or -1. */
 pid_t spawn_clone (spawn_ctx *s, int flags, cgroup_join *cgj, const process_plan *p, ocisbx_err **err);
-/* The child's seccomp listener (sync_recv_listener, serving MS on the way): taken
+/* The child's seccomp listener (sync_recv_listener): taken
    (pidfd_getfd), sent to SC's listenerPath with the state document STATE, acknowledged
    (sync_ack_listener). */
-int spawn_hand_off_listener (spawn_ctx *s, const sync_mount_server *ms, const oci_seccomp *sc, const char *state,
-                             ocisbx_err **err);
+int spawn_hand_off_listener (spawn_ctx *s, const oci_seccomp *sc, const char *state, ocisbx_err **err);
 /* Kill the child (through its pidfd, else its pid) and reap it. */
 void spawn_kill (spawn_ctx *s);
 

@@ -40,6 +40,8 @@ type_name (sync_type t)
       return "error";
     case SYNC_MOUNT_SOURCE:
       return "mount-source";
+    case SYNC_MOUNTS_DONE:
+      return "mounts-done";
     }
   return "?";
 }

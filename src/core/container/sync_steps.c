@@ -48,6 +48,12 @@ sync_ask_mount_source (int sock, size_t index, int fd, ocisbx_err **err)
 }
 
 int
+sync_mounts_done (int sock, ocisbx_err **err)
+{
+  return sync_send (sock, SYNC_MOUNTS_DONE, 0, NULL, 0, -1, err);
+}
+
+int
 sync_run_parent_hooks (int sock, ocisbx_err **err)
 {
   sync_msg m;
@@ -78,32 +84,6 @@ sync_ready (int sock, int master, ocisbx_err **err)
 
 /* ---- the parent's steps ---- */
 
-/* The child's next step WANT; on the way, the bind sources it asks for (MS). */
-static int
-recv_step (int sock, sync_type want, const sync_mount_server *ms, sync_msg *m, ocisbx_err **err)
-{
-  if (ms == NULL || ms->open_source == NULL)
-    return sync_recv (sock, want, m, err);
-  for (;;)
-    {
-      cleanup_close int fd = -1;
-      int r;
-
-      if (sync_recv_either (sock, want, SYNC_MOUNT_SOURCE, m, err) < 0)
-        return -1;
-      if (m->type == (uint32_t) want)
-        return 0;
-      fd = ms->open_source (ms->arg, (size_t) m->value, m->fd, err);
-      r = fd < 0 ? -1 : sync_send (sock, SYNC_MOUNT_SOURCE, m->value, NULL, 0, fd, err);
-      sync_msg_clear (m);
-      if (r < 0)
-        {
-          sync_send_error (sock, *err);
-          return -1;
-        }
-    }
-}
-
 int
 sync_recv_pid (int sock, pid_t *pid, ocisbx_err **err)
 {
@@ -123,11 +103,38 @@ sync_send_go (int sock, const void *payload, size_t len, ocisbx_err **err)
 }
 
 int
-sync_wait_hooks (int sock, const sync_mount_server *ms, ocisbx_err **err)
+sync_serve_mount_sources (int sock, const sync_mount_server *ms, ocisbx_err **err)
+{
+  for (;;)
+    {
+      cleanup_close int fd = -1;
+      sync_msg m;
+      int r;
+
+      if (sync_recv_either (sock, SYNC_MOUNTS_DONE, SYNC_MOUNT_SOURCE, &m, err) < 0)
+        return -1;
+      if (m.type == (uint32_t) SYNC_MOUNTS_DONE)
+        {
+          sync_msg_clear (&m);
+          return 0;
+        }
+      fd = ms->open_source (ms->arg, (size_t) m.value, m.fd, err);
+      r = fd < 0 ? -1 : sync_send (sock, SYNC_MOUNT_SOURCE, m.value, NULL, 0, fd, err);
+      sync_msg_clear (&m);
+      if (r < 0)
+        {
+          sync_send_error (sock, *err);
+          return -1;
+        }
+    }
+}
+
+int
+sync_wait_hooks (int sock, ocisbx_err **err)
 {
   sync_msg m;
 
-  if (recv_step (sock, SYNC_HOOKS, ms, &m, err) < 0)
+  if (sync_recv (sock, SYNC_HOOKS, &m, err) < 0)
     return -1;
   sync_msg_clear (&m);
   return 0;
@@ -140,11 +147,11 @@ sync_hooks_done (int sock, ocisbx_err **err)
 }
 
 int
-sync_recv_listener (int sock, const sync_mount_server *ms, int *child_fd, ocisbx_err **err)
+sync_recv_listener (int sock, int *child_fd, ocisbx_err **err)
 {
   sync_msg m;
 
-  if (recv_step (sock, SYNC_SECCOMP, ms, &m, err) < 0)
+  if (sync_recv (sock, SYNC_SECCOMP, &m, err) < 0)
     return -1;
   *child_fd = m.value;
   sync_msg_clear (&m);
@@ -158,11 +165,11 @@ sync_ack_listener (int sock, ocisbx_err **err)
 }
 
 int
-sync_wait_ready (int sock, const sync_mount_server *ms, int *master, ocisbx_err **err)
+sync_wait_ready (int sock, int *master, ocisbx_err **err)
 {
   sync_msg m;
 
-  if (recv_step (sock, SYNC_READY, ms, &m, err) < 0)
+  if (sync_recv (sock, SYNC_READY, &m, err) < 0)
     return -1;
   *master = steal_fd (&m.fd);
   sync_msg_clear (&m);

@@ -19,6 +19,7 @@ typedef enum sync_type
   SYNC_READY,
   SYNC_ERROR,
   SYNC_MOUNT_SOURCE, /* value: the config mount's index; fd: the source, both ways */
+  SYNC_MOUNTS_DONE,  /* the init's rootfs set-up is over: no more SYNC_MOUNT_SOURCE */
 } sync_type;
 
 /* Largest payload (an error message, the state JSON for the child's hooks). */
