@@ -469,7 +469,6 @@ clone_init (create_ctx *c, ocisbx_err **err)
     .new_cgroupns = (c->ns.new_flags & CLONE_NEWCGROUP) != 0,
     .cgroup_path = cgroup_path (c->cgroup),
     .cgroup = c->cgroup,
-    .pseudo = &c->pseudo,
     .overlay = c->overlay,
     .overlay_dir = c->overlay_dir,
     .mount_opts = c->mount_opts,

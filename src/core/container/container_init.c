@@ -30,9 +30,14 @@ typedef struct init_state
   int sock;
   bool ready;          /* SYNC_READY sent: errors go to the starter (and stderr) from now on */
   int fifo;            /* the exec fifo, open for writing once `start` came, or -1 */
+  int fifo_path;       /* the plan's O_PATH fd of it (c->fifofd), closed once open, or -1 */
   int shared_ns;       /* the mount namespace the container shares, or -1 (rootfs.h) */
   const char *state_creating, *state_created; /* for the container's hooks */
   int master, slave;
+  /* The plan's rootfs_ctx (c->rctx, not written here) with what is the init's own:
+     the procfs/sysfs mounts it makes, the way to ask the parent for bind sources. */
+  rootfs_ctx rctx;
+  rootfs_pseudo pseudo;
 } init_state;
 
 static int
@@ -162,7 +167,7 @@ close_fds_for_exec (init_state *s, ocisbx_err **err)
   create_ctx *c = s->c;
   const process_plan *p = &c->proc;
   int keep[] = {
-    c->fifofd, s->sock, s->master, p->via_dmz ? p->dmz_fd : -1, p->memcg_handoff ? p->memcg_home : -1,
+    s->fifo_path, s->sock, s->master, p->via_dmz ? p->dmz_fd : -1, p->memcg_handoff ? p->memcg_home : -1,
     p->memcg_handoff ? p->memcg : -1, log_fd (),
   };
 
@@ -198,19 +203,21 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
   if ((c->ns.new_flags & CLONE_NEWNET) && ns_loopback_up (err) < 0)
     return -1;
 
+  s->rctx = c->rctx;
+  s->rctx.pseudo = &s->pseudo;
   if (c->mount_help)
     {
-      c->rctx.runtime_source = ask_runtime_source; /* SYNC_GO came: the parent listens */
-      c->rctx.runtime_source_arg = s;
+      s->rctx.runtime_source = ask_runtime_source; /* SYNC_GO came: the parent listens */
+      s->rctx.runtime_source_arg = s;
     }
   if (!c->own_mntns && rootfs_setup_ns_enter (&s->shared_ns, err) < 0)
     return -1;
-  if (rootfs_setup (&c->rctx, &rootfd, err) < 0)
+  if (rootfs_setup (&s->rctx, &rootfd, err) < 0)
     return -1;
   if (c->mount_help)
     {
       /* the parent's serve_mount_sources step ends: nothing more is asked */
-      c->rctx.runtime_source = NULL;
+      s->rctx.runtime_source = NULL;
       if (sync_mounts_done (s->sock, err) < 0)
         return -1;
     }
@@ -221,7 +228,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
   if (h && hooks_run (h->create_container, h->create_container_len, s->state_creating, "createContainer", NULL,
                       err) < 0)
     return -1;
-  if (rootfs_pivot (&c->rctx, rootfd, err) < 0)
+  if (rootfs_pivot (&s->rctx, rootfd, err) < 0)
     return -1;
   close (rootfd);
   rootfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -230,7 +237,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
   if (setup_console (s, rootfd, err) < 0)
     return -1;
   make_cwd (p->cwd);
-  if (rootfs_finalize (&c->rctx, err) < 0)
+  if (rootfs_finalize (&s->rctx, err) < 0)
     return -1;
   if (s->shared_ns >= 0 && rootfs_setup_ns_leave (s->shared_ns, err) < 0)
     return -1;
@@ -260,7 +267,7 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
   if (!c->start_now)
     {
       char path[32];
-      snprintf (path, sizeof path, "/proc/self/fd/%d", c->fifofd);
+      snprintf (path, sizeof path, "/proc/self/fd/%d", s->fifo_path);
       do
         s->fifo = open (path, O_WRONLY | O_CLOEXEC);
       while (s->fifo < 0 && errno == EINTR);
@@ -268,8 +275,7 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
         return err_set (err, errno, "open the exec fifo through `%s` (is /proc mounted?)", path);
       if (write_all (s->fifo, "0", 1) < 0)
         return err_set (err, errno, "write the exec fifo");
-      close (c->fifofd);
-      c->fifofd = -1;
+      close_fd (&s->fifo_path);
     }
   if (h && hooks_run (h->start_container, h->start_container_len, s->state_created, "startContainer",
                       c->proc.envp, err) < 0)
@@ -280,7 +286,8 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
 _Noreturn void
 container_init (create_ctx *c)
 {
-  init_state s = { .c = c, .sock = c->sp.sync_child, .fifo = -1, .master = -1, .slave = -1, .shared_ns = -1 };
+  init_state s = { .c = c, .sock = c->sp.sync_child, .fifo = -1, .fifo_path = c->fifofd, .master = -1, .slave = -1,
+                   .shared_ns = -1 };
   ocisbx_err *err = NULL;
   char *exe = NULL;
 

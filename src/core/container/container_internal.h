@@ -40,7 +40,11 @@ typedef enum init_go
 init_go create_go_at (bool userns, bool new_cgroupns, bool parent_step, bool child_hooks);
 
 /* Everything about one create, prepared by the parent; the child reads it from its
-   copy of the parent's memory after the clone. */
+   copy of the parent's memory after the clone.  What is the init's own (its rootfs_ctx
+   with the procfs/sysfs mounts it makes and the way to ask for bind sources, the exec
+   fifo's fd it closes) is container_init.c's init_state; the init still writes here
+   the parent's fds it closes (spawn_child_enter: rootfd, lockfd, the sync and cgroup
+   join fds) and the process plan (process_apply). */
 typedef struct create_ctx
 {
   const container_opts *o;
@@ -71,9 +75,8 @@ typedef struct create_ctx
   ns_plan ns;
   idmap_plan idmap; /* how the parent writes the uid/gid maps (rootless_user.h) */
   process_plan proc;
-  rootfs_ctx rctx;
+  rootfs_ctx rctx;    /* the init copies it (init_state.rctx) and adds what is its own */
   mount_opts *mount_opts; /* rctx.mount_opts: each mount's options, parsed once */
-  rootfs_pseudo pseudo; /* rctx.pseudo: the init's procfs/sysfs mounts (rootfs.h) */
   bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
   sync_mount_server mount_server; /* with mount_help: how (sync.h); else none */
   bool userns;        /* new or joined user namespace */

@@ -82,8 +82,8 @@ typedef struct rootfs_ctx
   rootfs_overlay_kind overlay; /* the rootfs as an overlay's lower layer */
   const char *overlay_dir; /* ROOTFS_OVERLAY_KEPT: the checked DIR (rootfs_overlay_prepare) */
   rootfs_procfd procfd;    /* set by rootfs_setup for the mounts it makes; leave it 0 */
-  rootfs_pseudo *pseudo;   /* required: filled by rootfs_setup, used and cleared by
-                              rootfs_finalize (the caller's, zeroed) */
+  rootfs_pseudo *pseudo;   /* required by rootfs_setup: filled by it, used and cleared by
+                              rootfs_finalize (the caller's, zeroed; the init's own) */
   const struct mount_opts *mount_opts; /* required: cfg->mounts' options, parsed by the
                                           parent (mounts.h: mounts_parse_options) */
   /* In a user namespace, when the runtime lends its privileges: asks it for mounts[INDEX]'s
