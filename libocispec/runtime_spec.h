@@ -165,8 +165,8 @@ typedef struct oci_device
 {
   char *type; /* c b u p */
   char *path; /* required, absolute */
-  int64_t major;
-  int64_t minor;
+  int64_t *major; /* required unless type is "p" */
+  int64_t *minor;
   uint32_t *file_mode; /* fileMode */
   uint32_t *uid;
   uint32_t *gid;

@@ -53,18 +53,33 @@ static const ocispec_field namespace_fields[] = {
 };
 static const ocispec_type namespace_type = OCISPEC_TYPE (oci_namespace, namespace_fields, NULL);
 
+/* major and minor: REQUIRED unless the type is "p" (config-linux.md, Devices); pointers,
+   so that a missing one is not taken as 0. */
+static int
+validate_device (void *obj, const char *path, char **err)
+{
+  const oci_device *d = obj;
+  if (d->type == NULL || strcmp (d->type, "p") == 0)
+    return 0;
+  if (d->major == NULL)
+    return ocispec_fail (err, path, ".major: missing required field (the device type is \"%s\")", d->type);
+  if (d->minor == NULL)
+    return ocispec_fail (err, path, ".minor: missing required field (the device type is \"%s\")", d->type);
+  return 0;
+}
+
 /* fileMode: the schema caps it at 0777, but runtimes (and Docker) accept the
    file-type bits too; the device code keeps only the permission bits. */
 static const ocispec_field device_fields[] = {
   F_ENUM ("type", oci_device, type, OCISPEC_F_REQUIRED, device_types, "device type"),
   F_STR ("path", oci_device, path, OCISPEC_F_REQUIRED | OCISPEC_F_PATH),
-  F_NUM ("major", OCISPEC_INT64, oci_device, major, 0),
-  F_NUM ("minor", OCISPEC_INT64, oci_device, minor, 0),
+  F_NUM ("major", OCISPEC_INT64, oci_device, major, OCISPEC_F_PTR),
+  F_NUM ("minor", OCISPEC_INT64, oci_device, minor, OCISPEC_F_PTR),
   F_NUM ("fileMode", OCISPEC_UINT32, oci_device, file_mode, OCISPEC_F_PTR),
   F_NUM ("uid", OCISPEC_UINT32, oci_device, uid, OCISPEC_F_PTR),
   F_NUM ("gid", OCISPEC_UINT32, oci_device, gid, OCISPEC_F_PTR),
 };
-static const ocispec_type device_type = OCISPEC_TYPE (oci_device, device_fields, NULL);
+static const ocispec_type device_type = OCISPEC_TYPE (oci_device, device_fields, validate_device);
 
 static int
 validate_device_cgroup (void *obj, const char *path, char **err)

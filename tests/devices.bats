@@ -146,6 +146,31 @@ setup() { common_setup; }
 	[ -z "$(state_entries)" ]
 }
 
+# config-linux.md: major and minor are REQUIRED unless the type is "p"; a missing one is
+# not 0 (runc 1.1 takes it as 0 and makes the node 0:0)
+@test "linux.devices: a missing major or minor is refused, naming the field; a fifo needs neither" {
+	requires_ocisbx "runc 1.1 takes a missing major or minor as 0"
+	config_add linux.devices '{"path":"/dev/myfifo","type":"p"}'
+	config_add linux.devices '{"path":"/dev/nomajor","type":"c","minor":3}'
+	snapshot_host
+	run create_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'config.json: .linux.devices[1].major: missing required field (the device type is "c")'* ]]
+	assert_nothing_left
+
+	config_set linux.devices '[{"path":"/dev/myfifo","type":"p"}, {"path":"/dev/nominor","type":"b","major":7}]'
+	run create_container "$CID"
+	echo "$output"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *'config.json: .linux.devices[1].minor: missing required field (the device type is "b")'* ]]
+	assert_nothing_left
+
+	config_set linux.devices '[{"path":"/dev/myfifo","type":"p"}]'
+	ctr_sh 'test -p /dev/myfifo'
+	[ "$status" -eq 0 ]
+}
+
 # --- the host's device nodes are never changed -----------------------------------
 
 HOST_NODES="null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0"

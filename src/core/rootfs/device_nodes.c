@@ -208,8 +208,10 @@ node_from_config (const oci_device *d, device_node *n, ocisbx_err **err)
     }
   if (n->type != S_IFIFO)
     {
-      n->major = (unsigned) d->major;
-      n->minor = (unsigned) d->minor;
+      if (d->major == NULL || d->minor == NULL) /* libocispec's validate_device refuses it */
+        return err_set (err, EINVAL, "device `%s`: no major or minor", d->path);
+      n->major = (unsigned) *d->major;
+      n->minor = (unsigned) *d->minor;
     }
   n->mode = d->file_mode ? (*d->file_mode & 07777) : 0666;
   n->uid = d->uid ? *d->uid : 0;
@@ -450,9 +452,10 @@ devices_validate (const oci_config *cfg, ocisbx_err **err)
       if (d->type == NULL || strlen (d->type) != 1 || strchr ("cbup", d->type[0]) == NULL)
         return err_set (err, 0, "config.json: .linux.devices[%zu].type: unknown device type \"%s\"",
                         i, d->type ? d->type : "");
-      if (d->type[0] != 'p' && (d->major < 0 || d->minor < 0 || d->major > 4095 || d->minor > 1048575))
+      /* a missing major or minor: refused by libocispec's validate_device */
+      if (d->type[0] != 'p' && d->major && d->minor && (*d->major < 0 || *d->minor < 0 || *d->major > 4095 || *d->minor > 1048575))
         return err_set (err, 0, "config.json: .linux.devices[%zu]: bad major:minor %lld:%lld", i,
-                        (long long) d->major, (long long) d->minor);
+                        (long long) *d->major, (long long) *d->minor);
     }
   return 0;
 }
