@@ -195,6 +195,32 @@ test_no_resctrl (void)
   env_close (&e);
 }
 
+/* No linux.intelRdt, with a resctrl mounted: a create's and a delete's steps touch
+   nothing of it. */
+static void
+test_no_intelrdt (void)
+{
+  rdt_env e;
+  oci_config *c = parse ("{\"ociVersion\": \"1.3.0\", \"linux\": {}}");
+  intelrdt_plan plan;
+  char *tasks = NULL;
+
+  env_open (&e, false);
+  CHECK (c && intelrdt_prepare (c->linux_, ID, e.mi, &plan, NULL) == 0 && plan.rdt == NULL);
+  CHECK (intelrdt_setup (&plan, e.statefd, NULL) == 0 && intelrdt_enter (&plan, PID, NULL) == 0
+         && intelrdt_commit (&plan, e.statefd, NULL) == 0);
+  CHECK (intelrdt_tasks_read (e.statefd, &tasks, NULL) == 0 && tasks == NULL);
+  CHECK (delete (&e) == 0);
+  CHECK_FILE (e.rc, "tasks", "");
+  CHECK_FILE (e.rc, "schemata", "    L3:0=fff;1=fff\n      MB:0=100;1=100\n");
+  CHECK (!exists (e.rc, ID));
+  CHECK (!exists (e.rc, "mon_groups/" ID));
+  CHECK (!exists (e.d, "state/intelrdt"));
+  intelrdt_plan_free (&plan);
+  oci_config_free (c);
+  env_close (&e);
+}
+
 /* Without closID: ROOT/<id> made, written l3CacheSchema, memBwSchema, schemata[] in
    that order, the init in its tasks; delete removes it. */
 static void
@@ -214,6 +240,14 @@ test_clos_of_the_id (void)
   CHECK (!exists (e.rc, ID));
   CHECK (!exists (e.d, "state/intelrdt"));
   CHECK (delete (&e) == 0); /* again: nothing to do */
+
+  /* either schema alone: that line alone */
+  CHECK_OK (create (&e, "{\"memBwSchema\": \"MB:0=50\"}"));
+  CHECK_FILE (e.rc, ID "/schemata", "MB:0=50\n");
+  CHECK (delete (&e) == 0);
+  CHECK_OK (create (&e, "{\"l3CacheSchema\": \"L3:0=f\"}"));
+  CHECK_FILE (e.rc, ID "/schemata", "L3:0=f\n");
+  CHECK (delete (&e) == 0);
 
   /* no schema at all: the CLOS made, no schemata written */
   CHECK_OK (create (&e, "{}"));
@@ -439,5 +473,5 @@ test_config_errors (void)
   env_close (&e);
 }
 
-UNIT_MAIN (T (test_schema_lines), T (test_no_resctrl), T (test_clos_of_the_id), T (test_clos_named),
-           T (test_clos_existing), T (test_default_clos), T (test_monitoring), T (test_config_errors))
+UNIT_MAIN (T (test_schema_lines), T (test_no_resctrl), T (test_no_intelrdt), T (test_clos_of_the_id),
+           T (test_clos_named), T (test_clos_existing), T (test_default_clos), T (test_monitoring), T (test_config_errors))
