@@ -140,19 +140,24 @@ wait_exec_fifo (int fifo, const container_state *st, ocisbx_err **err)
   return err_set (err, 0, "cannot start container \"%s\": %s", st->id, msg);
 }
 
-/* runtime-spec: a failing startContainer or poststart hook (or the execve) stops the
-   container, and the lifecycle goes on at its destruction: the container's processes
-   killed, its state "stopped"; its delete (poststop hooks) is the caller's. */
+/* runtime-spec 1.3 lifecycle steps 7 and 9: a failing startContainer or poststart hook
+   (or the execve) stops the container, and the lifecycle goes on at step 12: the
+   container's processes killed and waited for, then the container destroyed and its
+   poststop hooks run (step 13) by delete's own path, as runc and crun; START_ERR, the
+   hook's error, stays start's.  What the destruction cannot undo is a warning. */
 static void
-stop_failed_start (container_handle *h)
+destroy_failed_start (container_handle *h)
 {
   cleanup_err ocisbx_err *e = NULL;
   cgroup_manager *m;
 
   if (container_cgroups (h, &m, &e) == 0)
     cgroup_kill_all (m, SIGKILL, &e);
+  err_freep (&e);
   signal_init (h->st, SIGKILL, NULL);
   wait_gone (h->st, 10000);
+  if (container_delete_at (h, true, &e) < 0)
+    log_warning ("cannot destroy container \"%s\" after its failed start: %s", h->id, e->msg);
 }
 
 /* poststart hooks: the first that fails is start's error (runtime-spec 1.3). */
@@ -220,7 +225,7 @@ start_at (container_handle *h, ocisbx_err **err)
     return err_set (err, errno, "remove the exec fifo");
   if (wait_exec_fifo (fifo, st, err) < 0 || start_poststart (st, err) < 0)
     {
-      stop_failed_start (h);
+      destroy_failed_start (h);
       return -1;
     }
   return 0;
