@@ -62,17 +62,22 @@ has_namespace (const oci_config *cfg, const char *type)
   return false;
 }
 
-/* kernel.hostname and kernel.domainname set what .hostname and .domainname set: refused
-   whatever the values, naming both fields, as crun does (runc 1.1 refuses
-   kernel.hostname so, and lets kernel.domainname through in a uts namespace). */
+/* kernel.hostname and kernel.domainname set what .hostname and .domainname set: with
+   the field set, the value must be the field's (crun's "domainname with sysctl": the
+   same value passes), a different one is refused naming both; without it, the sysctl
+   is the only one to set it (docker gives --domainname so), in the uts namespace. */
 static int
-uts_conflict (const char *key, ocisbx_err **err)
+uts_check (const oci_config *cfg, const char *key, const char *value, ocisbx_err **err)
 {
   cleanup_free char *k = dotted (key);
   bool host = strcmp (k, "kernel.hostname") == 0;
+  const char *field = host ? cfg->hostname : cfg->domainname;
+  const char *name = host ? "hostname" : "domainname";
 
-  return err_set (err, 0, "config.json: .linux.sysctl: \"%s\" conflicts with .%s: set the %s there", key,
-                  host ? "hostname" : "domainname", host ? "hostname" : "domainname");
+  if (field == NULL || strcmp (field, value ? value : "") == 0)
+    return 0;
+  return err_set (err, 0, "config.json: .linux.sysctl: \"%s\" (\"%s\") conflicts with .%s (\"%s\"): set the %s once",
+                  key, value ? value : "", name, field, name);
 }
 
 int
@@ -91,8 +96,8 @@ sysctl_validate (const oci_config *cfg, ocisbx_err **err)
       if (*key == '\0' || *key == '.' || *key == '/' || strstr (key, "..") || strstr (key, "//"))
         return err_set (err, 0, "config.json: .linux.sysctl: \"%s\" is not a sysctl name", key);
       ns = namespace_of (key);
-      if (ns == NS_UTS)
-        return uts_conflict (key, err);
+      if (ns == NS_UTS && uts_check (cfg, key, m->values[i], err) < 0)
+        return -1;
       if (ns == NS_NONE)
         return err_set (err, 0, "config.json: .linux.sysctl: \"%s\" is not a namespaced sysctl", key);
       if (!has_namespace (cfg, ns_names[ns]))

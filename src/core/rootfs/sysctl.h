@@ -2,7 +2,8 @@
  *   ipc   kernel.msgmax kernel.msgmnb kernel.msgmni kernel.sem kernel.shmall
  *         kernel.shmmax kernel.shmmni kernel.shm_rmid_forced fs.mqueue.*
  *   net   net.*   (the container must have a network namespace)
- *   uts   kernel.hostname kernel.domainname
+ *   uts   kernel.hostname kernel.domainname (the value of .hostname / .domainname when
+ *         that is set: another is refused naming both)
  * (never into a joined namespace that is the runtime's own: the host's), and are written to /proc/sys/<key with dots as slashes> through write_proc_file.
  */
 #ifndef OCISBX_SYSCTL_H
