@@ -598,3 +598,40 @@ allowlist_case() {
 		[ -d "$fresh/seccomp-cache" ]
 	fi
 }
+
+# A profile written before a syscall existed: that syscall fails with ENOSYS, not the
+# default errno, so that libc falls back (clone3 -> clone, faccessat2 -> faccessat), as
+# runc does.  The profile's newest x86_64 call is rseq (334; runc's extras: close_range,
+# 436): faccessat2 (439) and 1000 are newer.  acct (163) is older and not named: the
+# default (EPERM); sethostname (170) is named: its errnoRet (EXDEV).
+@test "seccomp: syscalls newer than the profile's newest fail with ENOSYS, older ones get the default" {
+	local extra= default
+	[ "$(uname -m)" = x86_64 ] || skip "raw x86_64 syscall numbers"
+	requires_tool cc build-essential
+	cc -static -O2 -o "$BUNDLE/rootfs/seccomp_enosys" "$HELPERS/seccomp_enosys.c"
+	case "$(basename "$OCI_RUNTIME")" in
+	runc) extra=",$RUNC_NNP_CALLS" ;;
+	crun) extra=",$CRUN_CALLS" ;;
+	esac
+	config_set process.noNewPrivileges true
+	set_args /seccomp_enosys 439 1000 163 170
+	for default in SCMP_ACT_ERRNO SCMP_ACT_KILL_PROCESS; do
+		seccomp '{"defaultAction":"'"$default"'",
+			"architectures":["SCMP_ARCH_X86_64","SCMP_ARCH_X86","SCMP_ARCH_X32"],
+			"syscalls":[{"names":['"$BUSYBOX_CALLS,$PRIVDROP_CALLS$extra"'],"action":"SCMP_ACT_ALLOW"},
+				{"names":["sethostname"],"action":"SCMP_ACT_ERRNO","errnoRet":18}]}'
+		if [ "$default" = SCMP_ACT_KILL_PROCESS ]; then
+			# acct would kill: only the newer calls and the named one
+			set_args /seccomp_enosys 439 1000 170
+		fi
+		run run_container "$CID-${default#SCMP_ACT_}"
+		echo "$default: status $status: $output"
+		[ "$status" -eq 0 ]
+		[[ "$output" == *"439=ENOSYS"* ]]
+		[[ "$output" == *"1000=ENOSYS"* ]]
+		[[ "$output" == *"170=EXDEV"* ]]
+		if [ "$default" = SCMP_ACT_ERRNO ]; then
+			[[ "$output" == *"163=EPERM"* ]]
+		fi
+	done
+}

@@ -19,6 +19,7 @@
 
 #include "core/log.h"
 #include "core/seccomp/seccomp_cache.h"
+#include "core/seccomp/seccomp_enosys.h"
 #include "core/seccomp/seccomp_rules.h"
 #include "core/utils.h"
 
@@ -331,7 +332,8 @@ add_rule (scmp_filter_ctx ctx, const sc_rule *r, ocisbx_err **err)
   return 0;
 }
 
-/* seccomp_export_bpf writes to an fd (libseccomp 2.5 has no in-memory export). */
+/* seccomp_export_bpf writes to an fd (libseccomp 2.5 has no in-memory export).  *INSNS
+   has room for the -ENOSYS stub after the N instructions. */
 static int
 export_bpf (scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n, ocisbx_err **err)
 {
@@ -351,14 +353,37 @@ export_bpf (scmp_filter_ctx ctx, struct sock_filter **insns, size_t *n, ocisbx_e
   if (st.st_size / sizeof (struct sock_filter) > BPF_MAXINSNS)
     return err_set (err, E2BIG, FIELD ".syscalls: the filter compiles to %lld BPF instructions, more than the kernel's limit of %d (BPF_MAXINSNS)",
                     (long long) (st.st_size / sizeof (struct sock_filter)), BPF_MAXINSNS);
-  *insns = xmalloc0 (st.st_size);
+  *n = st.st_size / sizeof (struct sock_filter);
+  *insns = xmalloc0 ((*n + SC_ENOSYS_MAX_INSNS) * sizeof (struct sock_filter));
   if (pread (fd, *insns, st.st_size, 0) != st.st_size)
     {
       free (*insns);
       *insns = NULL;
       return err_set (err, errno ? errno : EIO, "seccomp: read the BPF program");
     }
-  *n = st.st_size / sizeof (struct sock_filter);
+  return 0;
+}
+
+/* The -ENOSYS stub (seccomp_enosys.c) in front of the N instructions of INSNS, which
+   has room for it. */
+static int
+prepend_enosys_stub (const oci_seccomp *sc, uint32_t def, struct sock_filter *insns, size_t *n, ocisbx_err **err)
+{
+  sc_enosys_arch arches[SC_ENOSYS_MAX_ARCHS];
+  struct sock_filter stub[SC_ENOSYS_MAX_INSNS];
+  size_t len;
+
+  if (!sc_enosys_wanted (def))
+    return 0;
+  len = sc_enosys_stub (arches, sc_enosys_arches (sc, arches), stub);
+  if (len == 0)
+    return 0;
+  if (*n + len > BPF_MAXINSNS)
+    return err_set (err, E2BIG, FIELD ".syscalls: the filter compiles to %zu BPF instructions (%zu of them returning ENOSYS for syscalls newer than the profile), more than the kernel's limit of %d (BPF_MAXINSNS)",
+                    *n + len, len, BPF_MAXINSNS);
+  memmove (insns + len, insns, *n * sizeof *insns);
+  memcpy (insns, stub, len * sizeof *insns);
+  *n += len;
   return 0;
 }
 
@@ -395,7 +420,9 @@ compile (const oci_seccomp *sc, struct sock_filter **insns, size_t *n, ocisbx_er
   for (size_t i = 0; i < nrules; i++)
     if (add_rule (ctx, &rules[i], err) < 0)
       return -1;
-  return export_bpf (ctx, insns, n, err);
+  if (export_bpf (ctx, insns, n, err) < 0)
+    return -1;
+  return prepend_enosys_stub (sc, def, *insns, n, err);
 }
 
 static unsigned int

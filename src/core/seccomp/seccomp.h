@@ -36,7 +36,8 @@ typedef struct seccomp_prog seccomp_prog;
 int seccomp_validate (const oci_seccomp *sc, ocisbx_err **err);
 
 /* CACHE_DIR may be NULL (no cache). *out is NULL when the config has no seccomp.
-   Validates, then compiles the filter to BPF (or takes it from the cache). */
+   Validates, then compiles the filter to BPF (or takes it from the cache), with the
+   -ENOSYS stub of seccomp_enosys.h in front when the default action refuses. */
 int seccomp_prepare (const oci_seccomp *sc, const char *cache_dir, seccomp_prog **out, ocisbx_err **err);
 /* In the child, as late as it can be (process_final.c says what may follow): one
    seccomp(2) call, no allocation on success.  *notify_fd is the listener fd (O_CLOEXEC) when the

@@ -14,7 +14,8 @@
 #include "core/utils.h"
 
 #define CACHE_MAGIC "OCISBXBF"
-#define CACHE_VERSION 1u
+/* 2: the programs begin with the -ENOSYS stub (seccomp_enosys.c) */
+#define CACHE_VERSION 2u
 #define CACHE_SUFFIX ".bpf"
 /* The kernel refuses longer programs (BPF_MAXINSNS). */
 #define CACHE_MAX_INSNS 4096u
