@@ -227,8 +227,11 @@ write_file_atomic_at (int dirfd, const char *path, const char *data, size_t len,
   return 0;
 }
 
+/* PATH opened for writing (no symlink at its end), refused unless it is on a file system
+   of one of the N MAGICS: a symlink or a mount of another kind cannot redirect the
+   write.  WHAT names those file systems in the error. */
 int
-open_proc_file (const char *path, ocisbx_err **err)
+open_write_on_fs (const char *path, const long *magics, size_t n, const char *what, ocisbx_err **err)
 {
   cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
   struct statfs sfs;
@@ -237,10 +240,17 @@ open_proc_file (const char *path, ocisbx_err **err)
     return err_set (err, errno, "open `%s`", path);
   if (fstatfs (fd, &sfs) < 0)
     return err_set (err, errno, "statfs `%s`", path);
-  if (sfs.f_type != PROC_SUPER_MAGIC && sfs.f_type != SYSFS_MAGIC && sfs.f_type != CGROUP_SUPER_MAGIC
-      && sfs.f_type != CGROUP2_SUPER_MAGIC)
-    return err_set (err, EXDEV, "refusing to write `%s`: not on procfs/sysfs", path);
-  return steal_fd (&fd);
+  for (size_t i = 0; i < n; i++)
+    if ((long) sfs.f_type == magics[i])
+      return steal_fd (&fd);
+  return err_set (err, EXDEV, "refusing to write `%s`: not on %s", path, what);
+}
+
+int
+open_proc_file (const char *path, ocisbx_err **err)
+{
+  static const long magics[] = { PROC_SUPER_MAGIC, SYSFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC };
+  return open_write_on_fs (path, magics, sizeof magics / sizeof magics[0], "procfs/sysfs", err);
 }
 
 int

@@ -82,6 +82,9 @@ int write_file_atomic_at (int dirfd, const char *path, const char *data, size_t 
    container-controlled mount or symlink cannot redirect a write.  Returns the fd,
    or -1 with *err set. */
 int open_proc_file (const char *path, ocisbx_err **err);
+/* The same for other file systems (resctrl): PATH opened for writing and refused unless
+   it is on one of the N MAGICS; WHAT names them in the error. */
+int open_write_on_fs (const char *path, const long *magics, size_t n, const char *what, ocisbx_err **err);
 /* Writes into /proc or /sys: open_proc_file, then DATA in full. */
 int write_proc_file (const char *path, const char *data, size_t len, ocisbx_err **err);
 

@@ -16,16 +16,8 @@
 static int
 resctrl_open_file (const char *path, ocisbx_err **err)
 {
-  cleanup_close int fd = open (path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-  struct statfs sfs;
-
-  if (fd < 0)
-    return err_set (err, errno, "open `%s`", path);
-  if (fstatfs (fd, &sfs) < 0)
-    return err_set (err, errno, "statfs `%s`", path);
-  if (sfs.f_type != RDTGROUP_SUPER_MAGIC)
-    return err_set (err, EXDEV, "refusing to write `%s`: not on a resctrl file system", path);
-  return steal_fd (&fd);
+  static const long magic[] = { RDTGROUP_SUPER_MAGIC };
+  return open_write_on_fs (path, magic, 1, "a resctrl file system", err);
 }
 
 const rdt_fs_ops rdt_fs_real = {
