@@ -84,13 +84,14 @@ check_sub (const char *sub, const char *arg, ocisbx_err **err)
   copy = xstrdup (sub);
   if (*sub == '\0' || sub[strlen (sub) - 1] == '/')
     {
-      err_setk (err, ERR_USAGE, 0, "exec --cgroup \"%.64s\": not a sub-cgroup path", arg);
+      err_setk (err, ERR_USAGE, 0, "exec --cgroup: %.64s is not a sub cgroup path", arg);
       return NULL;
     }
   for (char *t = strtok_r (copy, "/", &save); t; t = strtok_r (NULL, "/", &save))
     if (strcmp (t, ".") == 0 || strcmp (t, "..") == 0)
       {
-        err_setk (err, ERR_USAGE, 0, "exec --cgroup \"%.64s\": \".\" and \"..\" are not allowed", arg);
+        err_setk (err, ERR_USAGE, 0,
+                  "exec --cgroup: %.64s is not a sub cgroup path (\".\" and \"..\" are not allowed)", arg);
         return NULL;
       }
   return sub;
