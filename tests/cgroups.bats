@@ -155,6 +155,19 @@ mem_limit_file() { if is_v2; then echo memory.max; else echo memory.limit_in_byt
 	[ ! -e "/sys/fs/cgroup/memory/$CID/sub" ]
 }
 
+@test "cgroupsPath: a second container in a cgroup that has processes gets a warning (as runc)" {
+	config_set linux.cgroupsPath "\"/$CID-shared\""
+	set_args sleep 100
+	create_container "$CID"
+	f="$IO/$CID-2"
+	runtime create -b "$BUNDLE" "$CID-2" </dev/null >"$f.out" 2>"$f.err"
+	cat "$f.err"
+	grep -q "container's cgroup is not empty" "$f.err"
+	! grep -q "not empty" "$IO/$CID.err"
+	runtime delete --force "$CID-2"
+	runtime delete --force "$CID"
+}
+
 @test "cgroupsPath: a relative path is under the runtime's own cgroup" {
 	requires_ocisbx "relative cgroupsPath placement"
 	config_set linux.cgroupsPath "\"$CID-rel\""

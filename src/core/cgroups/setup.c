@@ -149,6 +149,30 @@ adopt_leftovers (cgroup_manager *m)
     }
 }
 
+/* A cgroup that already holds processes is shared with them: kill --all, pause and
+   delete of this container reach them too.  Allowed (as runc), said in runc's words. */
+static void
+warn_not_empty (cgroup_manager *m)
+{
+  size_t most = 0;
+
+  for (size_t i = 0; i < m->n; i++)
+    {
+      cleanup_free char *procs = NULL;
+      cleanup_err ocisbx_err *e = NULL;
+      size_t n = 0;
+
+      if (cg_read_h (&m->h[i], "cgroup.procs", &procs, &e) < 0)
+        continue;
+      for (const char *p = procs; *p; p++)
+        n += *p == '\n' || (p[1] == '\0' && *p != '\n');
+      if (n > most)
+        most = n;
+    }
+  if (most > 0)
+    log_warning ("container's cgroup is not empty: %zu process(es) found", most);
+}
+
 /* A cgroup frozen before the container exists (left so, or under a frozen parent)
    would stop the init as it joins, and create would hang: refuse it at once. */
 static int
@@ -252,6 +276,7 @@ create_and_apply (cgroup_manager *m, const cgroup_config *cc, const char *plan, 
   cg_pick_path (m);
   if (!cc->systemd && (cc->cgroups_path == NULL || cc->cgroups_path[0] == '\0'))
     adopt_leftovers (m);
+  warn_not_empty (m);
   if (refuse_frozen (m, err) < 0)
     return -1;
   if (plan)
