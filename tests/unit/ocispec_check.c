@@ -315,3 +315,36 @@ check_struct_covered (const ocispec_type *t, bool keyed)
       bad += check_struct_covered (t->fields[i].sub, t->fields[i].kind == OCISPEC_OBJMAP);
   return bad;
 }
+
+bool
+roundtrip_equal (const ocispec_type *t, const char *doc, const char *data, size_t len)
+{
+  void *a = NULL, *b = NULL;
+  char *err = NULL, *j1 = NULL, *j2 = NULL, *j3 = NULL;
+  size_t n1 = 0, n2 = 0, n3 = 0;
+  const char *failed = NULL;
+
+  if (ocispec_parse (t, doc, data, len, &a, &err) < 0)
+    failed = "parse";
+  else if (ocispec_generate (t, a, false, &j1, &n1, &err) < 0 || j1 == NULL || strlen (j1) != n1)
+    failed = "generate";
+  else if (ocispec_parse (t, doc, j1, n1, &b, &err) < 0)
+    failed = "parse of the generated text";
+  else if (!equal_obj (t, a, b, ""))
+    failed = "equal after the round trip";
+  else if (ocispec_generate (t, b, true, &j2, &n2, &err) < 0 || ocispec_generate (t, a, true, &j3, &n3, &err) < 0)
+    failed = "generate (pretty)";
+  else if (strcmp (j2, j3) != 0)
+    failed = "the same text generated again";
+  if (failed)
+    fprintf (stderr, "  round trip of %s: %s%s%s\n", doc, failed, err ? ": " : "", err ? err : "");
+  if (a)
+    ocispec_free (t, a);
+  if (b)
+    ocispec_free (t, b);
+  free (err);
+  free (j1);
+  free (j2);
+  free (j3);
+  return failed == NULL;
+}

@@ -18,5 +18,8 @@ int check_covered (const ocispec_type *t, yajl_val *objs, size_t n, const char *
 /* Number of byte ranges of T's struct that no field describes (KEYED: an
    OBJMAP element, whose member 0 is the key); prints them. */
 int check_struct_covered (const ocispec_type *t, bool keyed);
+/* parse -> generate -> parse of DATA as T: the two objects are equal and generating
+   again gives the same text; prints the first step that fails. */
+bool roundtrip_equal (const ocispec_type *t, const char *doc, const char *data, size_t len);
 
 #endif
