@@ -38,14 +38,10 @@ static int rec_proc = -1;      /* the host's /proc, still readable after the chr
 static void __attribute__ ((format (printf, 1, 2)))
 rec (const char *fmt, ...)
 {
-  size_t n = strlen (rec_log);
   va_list ap;
   va_start (ap, fmt);
-  vsnprintf (rec_log + n, sizeof rec_log - n, fmt, ap);
+  unit_vlog (rec_log, sizeof rec_log, fmt, ap);
   va_end (ap);
-  n = strlen (rec_log);
-  if (n + 1 < sizeof rec_log)
-    strcpy (rec_log + n, "\n");
 }
 
 /* A path for the log: /proc/self/fd/N as the file it names, the rootfs as "R". */

@@ -6,6 +6,7 @@
 #ifndef OCISBX_UNIT_H
 #define OCISBX_UNIT_H
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,18 @@ unit_srcdir (void)
   if (tail && __FILE__[0] == '/')
     return strndup (__FILE__, (size_t) (tail - __FILE__));
   return strdup (".");
+}
+
+/* Appends FMT's text and a newline to LOG (SIZE bytes, NUL-terminated), truncating: the
+   call log a test's fake system calls keep. */
+static inline void __attribute__ ((format (printf, 3, 0)))
+unit_vlog (char *log, size_t size, const char *fmt, va_list ap)
+{
+  size_t n = strlen (log);
+  vsnprintf (log + n, size - n, fmt, ap);
+  n = strlen (log);
+  if (n + 1 < size)
+    strcpy (log + n, "\n");
 }
 
 #endif
