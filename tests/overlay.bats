@@ -21,26 +21,6 @@ teardown() {
 	common_teardown
 }
 
-# btrfs_rootfs: the rootfs moved into a subvolume of a btrfs on a loop file
-# ($BTRFS_MNT/rootfs-sv, as standalone.bats's subvolume test); $RFS is its path.
-btrfs_rootfs() {
-	requires_tool mkfs.btrfs btrfs-progs
-	requires_tool btrfs btrfs-progs
-	grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null || skip "the kernel has no btrfs"
-	[ -e /dev/loop-control ] || skip "no loop devices (/dev/loop-control)"
-	losetup -f >/dev/null 2>&1 || skip "no free loop device"
-	truncate -s 200M "$TESTDIR/btrfs.img"
-	mkfs.btrfs -q "$TESTDIR/btrfs.img" >/dev/null
-	BTRFS_MNT="$TESTDIR/btrfs"
-	mkdir -p "$BTRFS_MNT"
-	mount -o loop "$TESTDIR/btrfs.img" "$BTRFS_MNT" || skip "cannot loop-mount a btrfs image here"
-	btrfs -q subvolume create "$BTRFS_MNT/rootfs-sv" >/dev/null
-	cp -a "$BUNDLE/rootfs/." "$BTRFS_MNT/rootfs-sv/"
-	rm -rf "$BUNDLE/rootfs"
-	RFS="$BTRFS_MNT/rootfs-sv"
-	config_set root.path "\"$RFS\""
-}
-
 # subvolumes: the subvolumes of the loop btrfs, one a line
 subvolumes() { btrfs subvolume list -o "$BTRFS_MNT" | awk '{print $NF}' | sort; }
 

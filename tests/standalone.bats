@@ -107,21 +107,7 @@ done" ]
 }
 
 @test "run: the rootfs is a btrfs subvolume" {
-	requires_tool mkfs.btrfs btrfs-progs
-	requires_tool btrfs btrfs-progs
-	grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null ||
-		skip "the kernel has no btrfs"
-	[ -e /dev/loop-control ] || skip "no loop devices (/dev/loop-control)"
-	losetup -f >/dev/null 2>&1 || skip "no free loop device"
-	truncate -s 200M "$TESTDIR/btrfs.img"
-	mkfs.btrfs -q "$TESTDIR/btrfs.img" >/dev/null
-	BTRFS_MNT="$TESTDIR/btrfs"
-	mkdir -p "$BTRFS_MNT"
-	mount -o loop "$TESTDIR/btrfs.img" "$BTRFS_MNT" || skip "cannot loop-mount a btrfs image here"
-	btrfs -q subvolume create "$BTRFS_MNT/rootfs-sv" >/dev/null
-	cp -a "$BUNDLE/rootfs/." "$BTRFS_MNT/rootfs-sv/"
-	rm -rf "$BUNDLE/rootfs"
-	config_set root.path "\"$BTRFS_MNT/rootfs-sv\""
+	btrfs_rootfs
 	config_set root.readonly false
 	set_args sh -c 'stat -f -c %t /; echo written >/tmp/f; cat /tmp/f'
 	run runtime run -b "$BUNDLE" "$CID" </dev/null

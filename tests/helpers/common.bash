@@ -189,6 +189,27 @@ use_userns() {
 	config_set linux.gidMappings '[{"containerID":0,"hostID":100000,"size":65536}]'
 }
 
+# btrfs_rootfs: the rootfs moved into a subvolume of a btrfs on a loop file
+# ($BTRFS_MNT/rootfs-sv), root.path set to it; $RFS is its path.  Skips where the
+# kernel, the tools or loop devices are missing.
+btrfs_rootfs() {
+	requires_tool mkfs.btrfs btrfs-progs
+	requires_tool btrfs btrfs-progs
+	grep -qw btrfs /proc/filesystems || modprobe btrfs 2>/dev/null || skip "the kernel has no btrfs"
+	[ -e /dev/loop-control ] || skip "no loop devices (/dev/loop-control)"
+	losetup -f >/dev/null 2>&1 || skip "no free loop device"
+	truncate -s 200M "$TESTDIR/btrfs.img"
+	mkfs.btrfs -q "$TESTDIR/btrfs.img" >/dev/null
+	BTRFS_MNT="$TESTDIR/btrfs"
+	mkdir -p "$BTRFS_MNT"
+	mount -o loop "$TESTDIR/btrfs.img" "$BTRFS_MNT" || skip "cannot loop-mount a btrfs image here"
+	btrfs -q subvolume create "$BTRFS_MNT/rootfs-sv" >/dev/null
+	cp -a "$BUNDLE/rootfs/." "$BTRFS_MNT/rootfs-sv/"
+	rm -rf "$BUNDLE/rootfs"
+	RFS="$BTRFS_MNT/rootfs-sv"
+	config_set root.path "\"$RFS\""
+}
+
 # unmount_btrfs_loop: a btrfs test's loop mount at $BTRFS_MNT, and what is below it, for
 # real (common_teardown would only detach it lazily); nothing when unset.
 unmount_btrfs_loop() {
