@@ -141,3 +141,38 @@ not_allowed() {
 	[ -n "$(calls_in 'container_' src/cmd)" ] # the scan found the sources
 	[ -z "$found" ]
 }
+
+@test "wall: the container's child reads its plan through a const pointer and never names the parent's context" {
+	requires_ocisbx "ocisbx's sources"
+	local entries parents writable shared
+	# the two children's entries, declared with a const plan
+	entries=$(cd "$SRCDIR/src/core" && {
+		grep -c '_Noreturn void container_init (const init_plan \*' container/container_internal.h
+		grep -c '_Noreturn void exec_child (const exec_plan \*' container/exec_internal.h
+	} | tr '\n' ' ')
+	# the parent's contexts in the children's files (comments taken out)
+	parents=$(calls_in '(create_ctx|exec_ctx)' src/core/container/container_init.c src/core/container/exec_child.c)
+	# a plan of theirs reached through a pointer that is not const
+	writable=$(CALLS_IN_LINES=1 calls_in '(init_plan|exec_plan|child_plan|process_plan) \*' \
+		src/core/container/container_init.c src/core/container/exec_child.c |
+		sed -E 's/const (init_plan|exec_plan|child_plan|process_plan) \*//g' |
+		grep -E '(init_plan|exec_plan|child_plan|process_plan) \*' || true)
+	# the child steps they share take the plans const
+	shared=$(cd "$SRCDIR/src/core" && {
+		grep -c 'int spawn_child_enter (const child_plan \*' container/spawn.h
+		grep -c 'int spawn_child_pty (const child_plan \*' container/spawn.h
+		grep -c 'int process_setup (const process_plan \*' process/process.h
+		grep -c 'int process_apply (const process_plan \*' process/process.h
+		grep -c 'int process_finish_and_exec (const process_plan \*' process/process.h
+		grep -c 'int cgroup_join_self (const cgroup_join \*' cgroups/join.h
+	} | tr '\n' ' ')
+	echo "entries declared const (want 1 1): $entries"
+	echo "the parent's context named in the child: $parents"
+	echo "a plan through a pointer that is not const: $writable"
+	echo "shared steps taking it const (want 1 1 1 1 1 1): $shared"
+	[ -n "$(calls_in 'spawn_child_enter' src/core/container/container_init.c)" ] # the scan found the sources
+	[ "$entries" = "1 1 " ]
+	[ -z "$parents" ]
+	[ -z "$writable" ]
+	[ "$shared" = "1 1 1 1 1 1 " ]
+}

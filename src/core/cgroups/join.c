@@ -52,7 +52,7 @@ void
 cgroup_join_init (cgroup_join *j)
 {
   memset (j, 0, sizeof *j);
-  j->v2_dir = j->memory_home = j->memory = -1;
+  j->v2_dir = j->memory_home = -1;
   j->memory_at = SIZE_MAX;
 }
 
@@ -84,23 +84,25 @@ cgroup_join_prepare (const cgroup_manager *m, bool memory_hand_off, cgroup_join 
 }
 
 int
-cgroup_join_self (cgroup_join *j, ocisbx_err **err)
+cgroup_join_self (const cgroup_join *j, int *memory_home, int *memory, ocisbx_err **err)
 {
+  *memory_home = *memory = -1;
   for (size_t i = 0; i < j->n_tasks; i++)
     {
       if (j->fs->write_value (j->tasks[i], "0") < 0)
         return err_set (err, errno, "cgroups: join a v1 hierarchy");
       if (i == j->memory_at && j->memory_home >= 0)
-        j->memory = j->tasks[i];
+        *memory = j->tasks[i];
       else
         close (j->tasks[i]);
-      j->tasks[i] = -1;
     }
-  j->n_tasks = 0;
   /* the clone used it; the runtime's memory cgroup only serves the hand-off */
-  close_fd (&j->v2_dir);
-  if (j->memory < 0)
-    close_fd (&j->memory_home);
+  if (j->v2_dir >= 0)
+    close (j->v2_dir);
+  if (*memory >= 0)
+    *memory_home = j->memory_home;
+  else if (j->memory_home >= 0)
+    close (j->memory_home);
   return 0;
 }
 
@@ -115,7 +117,5 @@ cgroup_join_close (cgroup_join *j)
     close (j->v2_dir);
   if (j->memory_home >= 0)
     close (j->memory_home);
-  if (j->memory >= 0)
-    close (j->memory);
-  j->v2_dir = j->memory_home = j->memory = -1;
+  j->v2_dir = j->memory_home = -1;
 }

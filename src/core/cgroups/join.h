@@ -42,8 +42,6 @@ typedef struct cgroup_join
   size_t n_tasks;
   size_t memory_at;             /* index in tasks of the v1 memory hierarchy, or SIZE_MAX */
   int memory_home;              /* the runtime's own v1 memory "tasks", or -1 */
-  int memory;                   /* after cgroup_join_self: the container's memory "tasks",
-                                   kept for the stub when memory_home is open, or -1 */
 } cgroup_join;
 
 /* Nothing open (what cgroup_join_close leaves). */
@@ -54,9 +52,11 @@ void cgroup_join_init (cgroup_join *j);
    namespace between us, or no CAP_SYS_PTRACE in their bounding set): one could
    otherwise move itself into the runtime's memory cgroup through it. */
 void cgroup_join_prepare (const cgroup_manager *m, bool memory_hand_off, cgroup_join *j);
-/* Child, first thing after the clone: join every v1 hierarchy (closing every file but
-   j->memory and j->memory_home, kept for the exec stub's hand-off). */
-int cgroup_join_self (cgroup_join *j, ocisbx_err **err);
+/* Child, first thing after the clone: join every v1 hierarchy, closing every file of J
+   (the child's copy; J itself is only read) but two kept for the exec stub's hand-off:
+   *MEMORY_HOME (j->memory_home) and *MEMORY (the container's memory "tasks"), else both
+   -1. */
+int cgroup_join_self (const cgroup_join *j, int *memory_home, int *memory, ocisbx_err **err);
 void cgroup_join_close (cgroup_join *j);
 
 #endif

@@ -111,7 +111,7 @@ prepare_overlay (create_ctx *c, ocisbx_err **err)
     return -1;
   if (c->overlay != ROOTFS_OVERLAY_KEPT)
     return 0;
-  if ((c->ns.new_flags & CLONE_NEWUSER) && lx)
+  if ((c->init.ns.new_flags & CLONE_NEWUSER) && lx)
     {
       uid = overlay_root_host_id (lx->uid_mappings, lx->uid_mappings_len);
       gid = overlay_root_host_id (lx->gid_mappings, lx->gid_mappings_len);
@@ -129,17 +129,17 @@ validate_namespaces (create_ctx *c, ocisbx_err **err)
   const oci_linux *lx = c->cfg->linux_;
   int flags, any = 0;
 
-  if (ns_prepare (lx, &c->ns, err) < 0)
+  if (ns_prepare (lx, &c->init.ns, err) < 0)
     return -1;
-  flags = c->ns.new_flags;
-  for (size_t i = 0; i < c->ns.n_joins; i++)
-    any |= c->ns.joins[i].flag;
+  flags = c->init.ns.new_flags;
+  for (size_t i = 0; i < c->init.ns.n_joins; i++)
+    any |= c->init.ns.joins[i].flag;
   any |= flags;
-  c->userns = (any & CLONE_NEWUSER) != 0;
-  c->own_mntns = (flags & CLONE_NEWNS) != 0;
+  c->init.userns = (any & CLONE_NEWUSER) != 0;
+  c->init.own_mntns = (flags & CLONE_NEWNS) != 0;
   /* A shared mount namespace: its process builds the root in a private one and returns
      (rootfs.h), which takes the privileges of the namespace's owner. */
-  if (!c->own_mntns && c->userns && !(c->ns.join_user && (any & CLONE_NEWNS)))
+  if (!c->init.own_mntns && c->init.userns && !(c->init.ns.join_user && (any & CLONE_NEWNS)))
     return err_set (err, 0, "config.json: .linux.namespaces: a user namespace of the container needs a mount "
                             "namespace of its own (or one joined with the user namespace): the mount namespace "
                             "it would share belongs to another user namespace, which its process cannot "
@@ -162,7 +162,7 @@ validate_namespaces (create_ctx *c, ocisbx_err **err)
     }
   else if (lx && (lx->uid_mappings_len || lx->gid_mappings_len))
     return err_set (err, 0, "config.json: .linux.uidMappings: given without a new user namespace");
-  else if (!c->userns && !rootless_has_cap (CAP_SYS_ADMIN))
+  else if (!c->init.userns && !rootless_has_cap (CAP_SYS_ADMIN))
     return err_set (err, 0, "config.json: .linux.namespaces: without CAP_SYS_ADMIN (rootless) the container "
                             "needs a user namespace (`ocisbx spec --rootless` writes one)");
   return 0;
@@ -216,26 +216,26 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   c->preserve_fds = o->preserve_fds + n_listen;
   /* The spec needs process only at `start`: without it the container is created with
      nothing to run (the init does all but the process's steps), and start refuses. */
-  if (c->cfg->process == NULL && !c->start_now)
-    process_prepare_none (&c->proc);
-  else if (process_prepare (c->cfg->process, "config.json", ".process", extra_env, &c->proc, err) < 0)
+  if (c->cfg->process == NULL && !c->init.start_now)
+    process_prepare_none (&c->init.proc);
+  else if (process_prepare (c->cfg->process, "config.json", ".process", extra_env, &c->init.proc, err) < 0)
     return -1;
   if (c->cfg->linux_
-      && (process_prepare_personality (c->cfg->linux_->personality, &c->proc, err) < 0
-          || mempolicy_prepare (c->cfg->linux_->memory_policy, "/sys/devices/system/node", &c->proc.mempolicy, err)
+      && (process_prepare_personality (c->cfg->linux_->personality, &c->init.proc, err) < 0
+          || mempolicy_prepare (c->cfg->linux_->memory_policy, "/sys/devices/system/node", &c->init.proc.mempolicy, err)
                  < 0))
     return -1;
   if (validate_namespaces (c, err) < 0
-      || spawn_check_terminal (&c->sp, SPAWN_CREATE, &c->proc, o->console_socket, !foreground, err) < 0)
+      || spawn_check_terminal (&c->sp, SPAWN_CREATE, &c->init.proc, o->console_socket, !foreground, err) < 0)
     return -1;
   rootfs_absolute_destinations (c->cfg);
-  if (rootfs_validate_config (c->cfg, err) < 0 || sysctl_validate_joined (c->cfg, &c->ns, err) < 0
-      || netdev_validate (c->cfg->linux_, &c->ns, err) < 0
+  if (rootfs_validate_config (c->cfg, err) < 0 || sysctl_validate_joined (c->cfg, &c->init.ns, err) < 0
+      || netdev_validate (c->cfg->linux_, &c->init.ns, err) < 0
       || intelrdt_prepare (c->cfg->linux_, c->o->id, "/proc/self/mountinfo", &c->rdt, err) < 0)
     return -1;
   if (c->cfg->linux_ && c->cfg->linux_->seccomp && seccomp_validate (c->cfg->linux_->seccomp, err) < 0)
     return -1;
-  if (lsm_validate (c->proc.apparmor_profile, c->proc.selinux_label,
+  if (lsm_validate (c->init.proc.apparmor_profile, c->init.proc.selinux_label,
                     c->cfg->linux_ ? c->cfg->linux_->mount_label : NULL, err) < 0)
     return -1;
   if (exec_kill_tree_annotation (&c->cfg->annotations, &kill_tree, err) < 0)
@@ -245,15 +245,15 @@ create_prepare (create_ctx *c, const container_opts *o, bool foreground, ocisbx_
   if (c->cfg->hooks)
     {
       const oci_hooks *h = c->cfg->hooks;
-      c->parent_step = h->prestart_len || h->create_runtime_len;
+      c->init.parent_step = h->prestart_len || h->create_runtime_len;
       c->child_hooks = h->create_container_len || h->start_container_len;
     }
   if (c->cfg->linux_ && c->cfg->linux_->net_devices_len)
-    c->parent_step = true;
+    c->init.parent_step = true;
   /* `run` in the foreground: the init dies with us */
-  c->proc.pdeathsig = foreground && !o->detach ? SIGKILL : 0;
+  c->init.proc.pdeathsig = foreground && !o->detach ? SIGKILL : 0;
   /* the init's order (container_init.c) */
-  c->go_at = create_go_at (c->userns, (c->ns.new_flags & CLONE_NEWCGROUP) != 0, c->parent_step, c->child_hooks);
+  c->init.go_at = create_go_at (c->init.userns, (c->init.ns.new_flags & CLONE_NEWCGROUP) != 0, c->init.parent_step, c->child_hooks);
   return 0;
 }
 
@@ -292,7 +292,7 @@ setup_notify (create_ctx *c, ocisbx_err **err)
     return 0;
   if (notify_dir_create (c->lockfd, err) < 0)
     return -1;
-  if (c->start_now)
+  if (c->init.start_now)
     {
       c->notify_fd = notify_listen (c->lockfd, err);
       if (c->notify_fd < 0)
@@ -323,13 +323,13 @@ claim_id (create_ctx *c, ocisbx_err **err)
     c->dir_dev = st.st_dev;
     c->dir_ino = st.st_ino;
   }
-  if (c->start_now)
+  if (c->init.start_now)
     return 0;
   /* Writable by all: the init opens it after switching to process.user (as runc). */
   if (mkfifoat (c->lockfd, STATE_FIFO, 0622) < 0 || fchmodat (c->lockfd, STATE_FIFO, 0622, 0) < 0)
     return err_set (err, errno, "create the exec fifo");
-  c->fifofd = openat (c->lockfd, STATE_FIFO, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-  if (c->fifofd < 0)
+  c->init.fifofd = openat (c->lockfd, STATE_FIFO, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+  if (c->init.fifofd < 0)
     return err_set (err, errno, "open the exec fifo");
   return 0;
 }
@@ -344,7 +344,7 @@ take_snapshot (create_ctx *c, ocisbx_err **err)
 
   if (c->overlay != ROOTFS_OVERLAY_EPHEMERAL)
     return 0;
-  why = rootfs_snapshot_unusable (c->rootfs, c->cfg->linux_, (c->ns.new_flags & CLONE_NEWUSER) != 0);
+  why = rootfs_snapshot_unusable (c->rootfs, c->cfg->linux_, (c->init.ns.new_flags & CLONE_NEWUSER) != 0);
   if (why == NULL && rootfs_snapshot_create (c->lockfd, c->rootfs, c->o->id, &c->snapshot, &e) < 0)
     {
       if (faccessat (c->lockfd, ROOTFS_SNAPSHOT_RECORD, F_OK, 0) == 0)
@@ -394,7 +394,7 @@ setup_cgroups (create_ctx *c, ocisbx_err **err)
 static bool
 container_reaches_init (const create_ctx *c)
 {
-  return !c->userns && c->cfg->process && process_may_ptrace (&c->proc);
+  return !c->init.userns && c->cfg->process && process_may_ptrace (&c->init.proc);
 }
 
 /* The seccomp filter, and how the process will be executed without exposing our binary
@@ -408,7 +408,7 @@ protect_exec (create_ctx *c, ocisbx_err **err)
   if (c->cfg->process == NULL)
     return 0; /* nothing will be executed: no filter either, it is the process's */
   return spawn_protect_exec (SPAWN_CREATE, lx ? lx->seccomp : NULL, c->o->root, container_reaches_init (c),
-                             &c->seccomp, &c->proc, c->caller, err);
+                             &c->seccomp, &c->init.proc, c->caller, err);
 }
 
 /* A bind source for the init in a user namespace (mounts_runtime_source), from inside
@@ -435,7 +435,7 @@ open_mount_source (void *arg, size_t index, int child_fd, ocisbx_err **err)
         err_set (err, errno, "open `%s`", c->rootfs);
     }
   else
-    fd = mounts_runtime_source (&c->rctx, index, child_fd, err);
+    fd = mounts_runtime_source (&c->init.rctx, index, child_fd, err);
   if (ns_leave (&saved, fd < 0 ? NULL : err) < 0 || fd < 0)
     {
       if (fd >= 0)
@@ -455,18 +455,18 @@ clone_init (create_ctx *c, ocisbx_err **err)
     return -1;
   /* In a user namespace the init cannot idmap host file systems nor reach host paths of
      host root's: it asks us (open_mount_source). */
-  c->mount_help = c->userns && geteuid () == 0;
-  if (c->mount_help)
+  c->init.mount_help = c->init.userns && geteuid () == 0;
+  if (c->init.mount_help)
     c->mount_server = (sync_mount_server){ open_mount_source, c };
   c->mount_opts = mounts_parse_options (c->cfg);
-  c->rctx = (rootfs_ctx){
+  c->init.rctx = (rootfs_ctx){
     .cfg = c->cfg,
     .rootfs = c->rootfs,
     .bundle = c->bundle,
     /* in a user namespace, new or the runtime's own (rootless podman): no mknod */
-    .userns = c->userns || rootless_in_userns (),
+    .userns = c->init.userns || rootless_in_userns (),
     .no_pivot = c->o->no_pivot,
-    .new_cgroupns = (c->ns.new_flags & CLONE_NEWCGROUP) != 0,
+    .new_cgroupns = (c->init.ns.new_flags & CLONE_NEWCGROUP) != 0,
     .cgroup_path = cgroup_path (c->cgroup),
     .cgroup = c->cgroup,
     .overlay = c->overlay,
@@ -486,21 +486,25 @@ clone_init (create_ctx *c, ocisbx_err **err)
         return -1;
     }
   else
-    c->child_nondumpable = c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp);
+    c->init.child_nondumpable = c->seccomp == NULL || !seccomp_prog_has_listener (c->seccomp);
 
-  cgroup_join_prepare (c->cgroup, !container_reaches_init (c), &c->cgj);
-  r = ns_enter_for_clone (&c->ns, &saved, err);
+  cgroup_join_prepare (c->cgroup, !container_reaches_init (c), &c->init.cgj);
+  c->init.cfg = c->cfg;
+  c->init.id = c->o->id;
+  c->init.no_new_keyring = c->o->no_new_keyring;
+  spawn_child_plan (&c->sp, &c->init.proc, &c->init.cgj, c->rootfd, c->lockfd, 3 + c->preserve_fds, &c->init.child);
+  r = ns_enter_for_clone (&c->init.ns, &saved, err);
   if (r == 0)
     {
-      pid_t pid = spawn_clone (&c->sp, ns_clone_flags (&c->ns), &c->cgj, &c->proc, err);
+      pid_t pid = spawn_clone (&c->sp, ns_clone_flags (&c->init.ns), &c->init.cgj, &c->init.proc, err);
       if (pid == 0)
-        container_init (c);
+        container_init (&c->init);
       if (pid < 0)
         r = -1;
     }
-  cgroup_join_close (&c->cgj); /* the child has its copies */
-  if (c->proc.via_dmz)
-    close_fd (&c->proc.dmz_fd); /* the child's now */
+  cgroup_join_close (&c->init.cgj); /* the child has its copies */
+  if (c->init.proc.via_dmz)
+    close_fd (&c->init.proc.dmz_fd); /* the child's now */
   /* back to our own namespaces, whatever happened */
   if (ns_leave (&saved, r == 0 ? err : NULL) < 0)
     r = -1;
@@ -516,7 +520,7 @@ adopt_grandchild (create_ctx *c, ocisbx_err **err)
   pid_t pid;
   int fd;
 
-  if (!(c->ns.join_user && (c->ns.new_flags & CLONE_NEWPID)))
+  if (!(c->init.ns.join_user && (c->init.ns.new_flags & CLONE_NEWPID)))
     return 0;
   if (sync_recv_pid (c->sp.sync_parent, &pid, err) < 0)
     return -1;
@@ -546,15 +550,15 @@ init_environment (create_ctx *c, ocisbx_err **err)
      create dies before its last state write, or state.json is lost. */
   if (state_init_record_write (c->lockfd, c->sp.pid, c->start_time, err) < 0)
     return -1;
-  if (c->ns.new_flags & CLONE_NEWUSER)
+  if (c->init.ns.new_flags & CLONE_NEWUSER)
     {
       if (idmap_write (c->sp.pid, lx, &c->idmap, err) < 0)
         return -1;
     }
   /* the init is in its user namespace: lowering it needs our CAP_SYS_RESOURCE (spawn.h) */
-  if (process_set_oom_score_adj (&c->proc, c->sp.pid, err) < 0)
+  if (process_set_oom_score_adj (&c->init.proc, c->sp.pid, err) < 0)
     return -1;
-  if (!c->cgj.usable && cgroup_enter (c->cgroup, c->sp.pid, err) < 0)
+  if (!c->init.cgj.usable && cgroup_enter (c->cgroup, c->sp.pid, err) < 0)
     return err_wrap (err, "cgroups");
   if (intelrdt_enter (&c->rdt, c->sp.pid, err) < 0)
     return -1;
@@ -578,7 +582,7 @@ init_environment (create_ctx *c, ocisbx_err **err)
 static int
 serve_mount_sources (create_ctx *c, ocisbx_err **err)
 {
-  if (!c->mount_help)
+  if (!c->init.mount_help)
     return 0;
   return sync_serve_mount_sources (c->sp.sync_parent, &c->mount_server, err);
 }
@@ -591,7 +595,7 @@ create_runtime_step (create_ctx *c, ocisbx_err **err)
   const oci_hooks *h = c->cfg->hooks;
   cleanup_free char *created = NULL, *creating = NULL;
 
-  if (!c->parent_step)
+  if (!c->init.parent_step)
     return 0;
   if (sync_wait_hooks (c->sp.sync_parent, err) < 0)
     return -1;
@@ -651,7 +655,7 @@ create_ctx_state (const create_ctx *c, container_state *st, cgroup_state **cg)
     .cgroups = *cg,
     .systemd_cgroup = c->o->systemd_cgroup,
     .rootless = c->o->rootless,
-    .userns = c->userns,
+    .userns = c->init.userns,
     .no_process = c->cfg->process == NULL,
     .annotations = c->cfg->annotations,
   };
@@ -747,15 +751,15 @@ create_ctx_cleanup (create_ctx *c, bool failed)
   if (failed)
     undo_create (c);
   spawn_free (&c->sp, false);
-  close_fd (&c->fifofd);
+  close_fd (&c->init.fifofd);
   close_fd (&c->lockfd);
   close_fd (&c->rootfd);
   close_fd (&c->notify_fd);
-  cgroup_join_close (&c->cgj);
+  cgroup_join_close (&c->init.cgj);
   intelrdt_plan_free (&c->rdt);
-  ns_plan_close (&c->ns);
+  ns_plan_close (&c->init.ns);
   idmap_plan_free (&c->idmap);
-  process_plan_free (&c->proc);
+  process_plan_free (&c->init.proc);
   mounts_free_options (c->mount_opts, c->cfg ? c->cfg->mounts_len : 0);
   if (c->seccomp)
     seccomp_prog_free (c->seccomp);
@@ -776,9 +780,9 @@ void
 create_ctx_init (create_ctx *c)
 {
   memset (c, 0, sizeof *c);
-  c->rootfd = c->lockfd = c->fifofd = c->notify_fd = -1;
+  c->rootfd = c->lockfd = c->init.fifofd = c->notify_fd = -1;
   spawn_init (&c->sp);
-  cgroup_join_init (&c->cgj);
+  cgroup_join_init (&c->init.cgj);
 }
 
 int

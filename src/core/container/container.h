@@ -12,7 +12,8 @@
  *           uid/gid maps, oomScoreAdj, cgroup    -> SYNC_GO
  *           prestart + createRuntime hooks       (when the init asks)
  *           <- SYNC_READY: pid file, state file  status "created"
- *   child   (container_init.c) spawn_child_enter (spawn.h), namespaces, rootfs_setup,
+ *   child   (container_init.c, given a const init_plan: container_internal.h)
+ *           spawn_child_enter (spawn.h), namespaces, rootfs_setup,
  *           createContainer hooks, pivot_root, pty, rootfs_finalize, process set-up
  *           (process.h), executable resolved -> SYNC_READY; blocks opening the exec fifo until `start`;
  *           startContainer hooks, seccomp, execve

@@ -24,9 +24,11 @@
 
 #define KEYCTL_JOIN_SESSION_KEYRING 1
 
+/* What the init learns and opens on the way: its own.  The plan (c) is only read. */
 typedef struct init_state
 {
-  create_ctx *c;
+  const init_plan *c;
+  process_run run;     /* the process's (process.h) */
   int sock;
   bool ready;          /* SYNC_READY sent: errors go to the starter (and stderr) from now on */
   int fifo;            /* the exec fifo, open for writing once `start` came, or -1 */
@@ -62,11 +64,11 @@ set_names (const oci_config *cfg, ocisbx_err **err)
 }
 
 static int
-new_keyring (const create_ctx *c, ocisbx_err **err)
+new_keyring (const init_plan *c, ocisbx_err **err)
 {
-  if (c->o->no_new_keyring)
+  if (c->no_new_keyring)
     return 0;
-  if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, c->o->id) < 0 && errno != ENOSYS)
+  if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, c->id) < 0 && errno != ENOSYS)
     return err_set (err, errno, "join a new session keyring (--no-new-keyring avoids it)");
   return 0;
 }
@@ -84,12 +86,10 @@ ask_runtime_source (void *arg, size_t index, int fd, ocisbx_err **err)
 static int
 setup_console (init_state *s, int rootfd, ocisbx_err **err)
 {
-  create_ctx *c = s->c;
-
-  if (!c->proc.terminal)
+  if (!s->c->proc.terminal)
     return 0;
   /* the master goes to the parent with SYNC_READY (sync_ready) when it relays */
-  if (spawn_child_pty (&c->sp, &c->proc, &s->master, &s->slave, err) < 0)
+  if (spawn_child_pty (&s->c->child, &s->master, &s->slave, err) < 0)
     return -1;
   if (devices_setup_console (rootfd, s->slave, err) < 0)
     return err_wrap (err, "/dev/console");
@@ -164,14 +164,12 @@ wait_go (init_state *s, ocisbx_err **err)
 static int
 close_fds_for_exec (init_state *s, ocisbx_err **err)
 {
-  create_ctx *c = s->c;
-  const process_plan *p = &c->proc;
+  const process_plan *p = &s->c->proc;
   int keep[] = {
-    s->fifo_path, s->sock, s->master, p->via_dmz ? p->dmz_fd : -1, p->memcg_handoff ? p->memcg_home : -1,
-    p->memcg_handoff ? p->memcg : -1, log_fd (),
+    s->fifo_path, s->sock, s->master, p->via_dmz ? p->dmz_fd : -1, s->run.memcg_home, s->run.memcg, log_fd (),
   };
 
-  return close_fds_except (3 + c->preserve_fds, keep, sizeof keep / sizeof keep[0], err);
+  return close_fds_except (s->c->child.keep_fds, keep, sizeof keep / sizeof keep[0], err);
 }
 
 /* Until SYNC_READY: everything but the exec fifo, the startContainer hooks and the
@@ -179,10 +177,10 @@ close_fds_for_exec (init_state *s, ocisbx_err **err)
 static int
 init_setup (init_state *s, char **exe, ocisbx_err **err)
 {
-  create_ctx *c = s->c;
+  const init_plan *c = s->c;
   const oci_config *cfg = c->cfg;
   const oci_hooks *h = cfg->hooks;
-  process_plan *p = &c->proc;
+  const process_plan *p = &c->proc;
   cleanup_close int rootfd = -1;
   int slave;
 
@@ -248,7 +246,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
     return -1;
   /* the filter too when p->filter_early (a listener: process_final.c) */
   slave = steal_fd (&s->slave);
-  if (process_apply (p, slave, 3 + c->preserve_fds, s->sock, exe, err) < 0)
+  if (process_apply (p, &s->run, slave, c->child.keep_fds, s->sock, exe, err) < 0)
     return -1;
   return close_fds_for_exec (s, err);
 }
@@ -257,7 +255,7 @@ init_setup (init_state *s, char **exe, ocisbx_err **err)
 static int
 init_start (init_state *s, const char *exe, ocisbx_err **err)
 {
-  create_ctx *c = s->c;
+  const init_plan *c = s->c;
   const oci_hooks *h = c->cfg->hooks;
 
   /* Blocks until `start` opens the other end; `run` starts us itself (start_now).  The
@@ -278,23 +276,24 @@ init_start (init_state *s, const char *exe, ocisbx_err **err)
       close_fd (&s->fifo_path);
     }
   if (h && hooks_run (h->start_container, h->start_container_len, s->state_created, "startContainer",
-                      c->proc.envp, err) < 0)
+                      s->run.envp, err) < 0)
     return -1;
-  return process_finish_and_exec (&c->proc, exe, c->start_now ? s->sock : -1, err);
+  return process_finish_and_exec (&c->proc, &s->run, exe, c->start_now ? s->sock : -1, err);
 }
 
 _Noreturn void
-container_init (create_ctx *c)
+container_init (const init_plan *c)
 {
-  init_state s = { .c = c, .sock = c->sp.sync_child, .fifo = -1, .fifo_path = c->fifofd, .master = -1, .slave = -1,
+  init_state s = { .c = c, .sock = c->child.sync, .fifo = -1, .fifo_path = c->fifofd, .master = -1, .slave = -1,
                    .shared_ns = -1 };
   ocisbx_err *err = NULL;
   char *exe = NULL;
 
+  process_run_init (&s.run, &c->proc);
   /* First the steps exec's child takes too (spawn.h): the parent's fds closed (the
      lock would be held until execve), the cgroups joined, a session of our own. */
-  if (spawn_child_enter (&c->sp, &c->rootfd, &c->lockfd, &c->cgj, &c->proc, &err) == 0
-      && init_setup (&s, &exe, &err) == 0 && sync_ready (s.sock, c->sp.relay ? s.master : -1, &err) == 0)
+  if (spawn_child_enter (&c->child, &s.run, &err) == 0 && init_setup (&s, &exe, &err) == 0
+      && sync_ready (s.sock, c->child.relay ? s.master : -1, &err) == 0)
     {
       s.ready = true;
       if (s.master >= 0)

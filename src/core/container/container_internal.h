@@ -39,12 +39,37 @@ typedef enum init_go
    namespace) does it after SYNC_GO, when the parent serves them. */
 init_go create_go_at (bool userns, bool new_cgroupns, bool parent_step, bool child_hooks);
 
-/* Everything about one create, prepared by the parent; the child reads it from its
-   copy of the parent's memory after the clone.  What is the init's own (its rootfs_ctx
-   with the procfs/sysfs mounts it makes and the way to ask for bind sources, the exec
-   fifo's fd it closes) is container_init.c's init_state; the init still writes here
-   the parent's fds it closes (spawn_child_enter: rootfd, lockfd, the sync and cgroup
-   join fds) and the process plan (process_apply). */
+/* What the init is given: prepared by the parent (create_prepare, clone_init), read
+   by the init only through a const pointer (container_init), so the compiler keeps it
+   to what it was given.  What the init learns on the way is its own (container_init.c:
+   init_state, and process_run).  The parent's resources are create_ctx's. */
+typedef struct init_plan
+{
+  child_plan child;   /* what every container child is given (spawn.h): its sync end,
+                         the console socket, the parent's fds to close, proc, cgj */
+  const oci_config *cfg;
+  const char *id;     /* the session keyring's name */
+  bool no_new_keyring;
+  ns_plan ns;
+  process_plan proc;
+  cgroup_join cgj;    /* the init joins its cgroups itself (cgroups/join.h) */
+  rootfs_ctx rctx;    /* the init copies it (init_state.rctx) and adds what is its own */
+  int fifofd;         /* the exec fifo, O_PATH: the init reopens it through
+                         /proc/self/fd (as runc), so it holds no fd of the state dir
+                         while it waits */
+  bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
+  bool userns;        /* new or joined user namespace */
+  bool own_mntns;     /* a new mount namespace (else the runtime's own, or one joined) */
+  bool parent_step;   /* the init stops for the parent's createRuntime step (SYNC_HOOKS):
+                         prestart or createRuntime hooks, linux.netDevices to move */
+  bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
+  init_go go_at;      /* where the init waits for SYNC_GO */
+  bool start_now;     /* `run`: no exec fifo, the init executes the process once it is
+                         ready (nobody else starts it); it holds its end of the sync
+                         channel until then */
+} init_plan;
+
+/* Everything about one create: the parent's resources, and the init's plan (init). */
 typedef struct create_ctx
 {
   const container_opts *o;
@@ -60,45 +85,30 @@ typedef struct create_ctx
   /* parent resources */
   int rootfd;  /* --root */
   int lockfd;  /* the state dir, flock'ed for the whole create */
-  int fifofd;  /* the exec fifo, O_PATH: the init reopens it through /proc/self/fd (as
-                  runc), so it holds no fd of the state dir while it waits */
   bool dir_created;
   dev_t dir_dev; /* the state dir's identity: `run` tells one made again apart */
   ino_t dir_ino;
   cgroup_manager *cgroup;
-  cgroup_join cgj; /* the child joins its cgroups itself (cgroups/join.h) */
   seccomp_prog *seccomp;
   intelrdt_plan rdt; /* linux.intelRdt (intelrdt.h) */
   spawn_ctx sp; /* the init: sync channel, console socket, pid, pidfd, relayed pty (spawn.h) */
 
-  /* plans */
-  ns_plan ns;
+  /* the parent's plans */
   idmap_plan idmap; /* how the parent writes the uid/gid maps (rootless_user.h) */
-  process_plan proc;
-  rootfs_ctx rctx;    /* the init copies it (init_state.rctx) and adds what is its own */
-  mount_opts *mount_opts; /* rctx.mount_opts: each mount's options, parsed once */
-  bool mount_help;    /* we open and idmap bind sources for an init in a user namespace */
-  sync_mount_server mount_server; /* with mount_help: how (sync.h); else none */
-  bool userns;        /* new or joined user namespace */
-  bool own_mntns;     /* a new mount namespace (else the runtime's own, or one joined) */
+  mount_opts *mount_opts; /* init.rctx.mount_opts: each mount's options, parsed once */
+  sync_mount_server mount_server; /* with init.mount_help: how (sync.h); else none */
   int preserve_fds;   /* --preserve-fds + LISTEN_FDS */
   bool child_hooks;   /* createContainer or startContainer hooks exist */
-  bool parent_step;   /* the init stops for the parent's createRuntime step (SYNC_HOOKS):
-                         prestart or createRuntime hooks, linux.netDevices to move */
-  bool child_nondumpable; /* the init makes itself non-dumpable once its id maps are written */
-  init_go go_at;      /* where the init waits for SYNC_GO */
   const caller_signals *caller; /* `run` in the foreground: the caller's signals before ours
                                    (NULL: unchanged; cloned_binary.h) */
   bool notify;        /* NOTIFY_SOCKET: the container gets /run/notify (notify.h) */
   int notify_fd;      /* `run`: the notify socket we listen on, or -1 */
-  bool start_now;     /* `run`: no exec fifo, the init executes the process once it is
-                         ready (nobody else starts it); it holds its end of the sync
-                         channel until then */
 
   bool deleted;       /* `run`: deleted as a whole (delete_after_run), poststop hooks
                          included: a failure after it undoes no more */
 
-  /* the init (its pid and fds: sp) */
+  init_plan init;     /* the init's (its pid and fds: sp) */
+
   uint64_t start_time;
   char *created;
 } create_ctx;
@@ -117,7 +127,7 @@ char *create_state_json (const create_ctx *c, container_status status);
 void create_ctx_state (const create_ctx *c, container_state *st, cgroup_state **cg);
 
 /* container_init.c: the child, never returns. */
-_Noreturn void container_init (create_ctx *c);
+_Noreturn void container_init (const init_plan *plan);
 
 /* container_ops.c */
 int container_delete_at (container_handle *h, bool force, ocisbx_err **err);

@@ -185,13 +185,13 @@ container_run (const container_opts *o, int *exit_code, ocisbx_err **err)
   /* Signals for the container queue up from now on, and are forwarded once it runs. */
   if (foreground)
     foreground_block (&set, &old, &unignored);
-  c.start_now = true;
+  c.init.start_now = true;
   r = create_prepare (&c, o, foreground, err);
   if (r == 0)
     {
       if (foreground)
         {
-          c.proc.sigmask = old; /* the container process gets the caller's mask */
+          c.init.proc.sigmask = old; /* the container process gets the caller's mask */
           caller = (caller_signals){ .mask = old, .ignored = unignored };
           c.caller = &caller;
         }

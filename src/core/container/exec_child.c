@@ -29,20 +29,20 @@
 /* Every namespace of the init that is not ours; the pid namespace for our children
    (fork_process).  Through the init's pidfd, else its /proc/PID/ns files (nsjoin.h). */
 static int
-join_namespaces (exec_ctx *c, ocisbx_err **err)
+join_namespaces (const exec_plan *c, ocisbx_err **err)
 {
-  return nsjoin_process (c->pidfd, c->procfd, c->h.st->pid, c->ns_flags | (c->join_pid ? CLONE_NEWPID : 0), err);
+  return nsjoin_process (c->pidfd, c->procfd, c->init_pid, c->ns_flags | (c->join_pid ? CLONE_NEWPID : 0), err);
 }
 
 /* The init's root, whatever the mount namespace's root is (--no-pivot). */
 static int
-enter_root (exec_ctx *c, ocisbx_err **err)
+enter_root (const exec_plan *c, ocisbx_err **err)
 {
   if (fchdir (c->init_root) < 0)
     return err_set (err, errno, "chdir to the container's root");
   if (chroot (".") < 0)
     return err_set (err, errno, "chroot to the container's root");
-  close_fd (&c->init_root);
+  close (c->init_root);
   return 0;
 }
 
@@ -52,17 +52,13 @@ enter_root (exec_ctx *c, ocisbx_err **err)
    keeps the container's processes from reaching ours: cgroup_join_prepare), the
    exec tree's pidfd of ours. */
 static int
-close_ours (exec_ctx *c, ocisbx_err **err)
+close_ours (const exec_plan *c, const process_run *run, ocisbx_err **err)
 {
-  const process_plan *p = &c->plan;
-  int keep[] = { c->sp.sync_child,
-                 c->sp.console_sock,
-                 p->via_dmz ? p->dmz_fd : -1,
-                 p->memcg_handoff ? p->memcg_home : -1,
-                 p->memcg_handoff ? p->memcg : -1,
-                 c->self_pidfd };
+  const process_plan *p = &c->proc;
+  int keep[] = { c->child.sync,    c->child.console_sock, p->via_dmz ? p->dmz_fd : -1,
+                 run->memcg_home, run->memcg,            c->self_pidfd };
 
-  return close_fds_except (3 + c->o->preserve_fds, keep, sizeof keep / sizeof keep[0], err);
+  return close_fds_except (c->child.keep_fds, keep, sizeof keep / sizeof keep[0], err);
 }
 
 /* The process's stack while it runs on our memory (fork_process): the steps of
@@ -72,7 +68,8 @@ close_ours (exec_ctx *c, ocisbx_err **err)
 
 typedef struct exec_process_start
 {
-  exec_ctx *c;
+  const exec_plan *c;
+  const process_run *run;
   char *exe;
   pid_t pid; /* the process's, in our pid namespace: the kernel's CLONE_PARENT_SETTID */
 } exec_process_start;
@@ -85,23 +82,23 @@ static int
 exec_process_main (void *arg)
 {
   exec_process_start *s = arg;
-  exec_ctx *c = s->c;
+  const exec_plan *c = s->c;
   ocisbx_err *err = NULL;
 
-  if (sync_report_pid (c->sp.sync_child, s->pid, &err) == 0)
+  if (sync_report_pid (c->child.sync, s->pid, &err) == 0)
     {
       /* not inherited: the parent-death signal, the leadership of a session and the pty
          as its controlling terminal (an exec tree's leader takes it: process.h) */
-      if (c->plan.pdeathsig)
-        prctl (PR_SET_PDEATHSIG, c->plan.pdeathsig);
+      if (c->proc.pdeathsig)
+        prctl (PR_SET_PDEATHSIG, c->proc.pdeathsig);
       if (setsid () < 0)
         err_set (&err, errno, "setsid");
-      else if (c->plan.terminal && !c->plan.tree && ioctl (0, TIOCSCTTY, 0) < 0)
+      else if (c->proc.terminal && !c->proc.tree && ioctl (0, TIOCSCTTY, 0) < 0)
         err_set (&err, errno, "make the pty the controlling terminal");
       else
-        process_finish_and_exec (&c->plan, s->exe, c->sp.sync_child, &err);
+        process_finish_and_exec (&c->proc, s->run, s->exe, c->child.sync, &err);
     }
-  sync_send_error (c->sp.sync_child, err);
+  sync_send_error (c->child.sync, err);
   _exit (err_exec_exit_code (err, EXEC_EXIT_FAILED));
 }
 
@@ -115,9 +112,9 @@ exec_process_main (void *arg)
    gets its own copy of the signal actions (no CLONE_SIGHAND) and inherits our mask and
    seccomp filter (none here: exec loads it in the process, filter_early is create's). */
 static int
-fork_process (exec_ctx *c, char *exe, ocisbx_err **err)
+fork_process (const exec_plan *c, const process_run *run, char *exe, ocisbx_err **err)
 {
-  exec_process_start s = { .c = c, .exe = exe, .pid = 0 };
+  exec_process_start s = { .c = c, .run = run, .exe = exe, .pid = 0 };
   char *stack;
 
   stack = mmap (NULL, EXEC_PROCESS_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -134,25 +131,25 @@ fork_process (exec_ctx *c, char *exe, ocisbx_err **err)
 /* process.terminal: the pty; relayed, its master goes to the parent at once
    (sync_ready), which starts relaying while we set the process up. */
 static int
-setup_pty_and_ready (exec_ctx *c, int *slave, ocisbx_err **err)
+setup_pty_and_ready (const exec_plan *c, int *slave, ocisbx_err **err)
 {
   cleanup_close int master = -1;
 
-  if (spawn_child_pty (&c->sp, &c->plan, &master, slave, err) < 0)
+  if (spawn_child_pty (&c->child, &master, slave, err) < 0)
     return -1;
-  if (c->sp.relay)
-    return sync_ready (c->sp.sync_child, master, err);
+  if (c->child.relay)
+    return sync_ready (c->child.sync, master, err);
   return 0;
 }
 
 /* After spawn_child_enter, until the process is set up. */
 static int
-setup (exec_ctx *c, char **exe, ocisbx_err **err)
+setup (const exec_plan *c, process_run *run, char **exe, ocisbx_err **err)
 {
-  process_plan *p = &c->plan;
+  const process_plan *p = &c->proc;
   int slave = -1;
 
-  if (exec_parent_enters_cgroup (c) && sync_wait_go (c->sp.sync_child, NULL, err) < 0)
+  if (exec_parent_enters_cgroup (c) && sync_wait_go (c->child.sync, NULL, err) < 0)
     return -1;
   /* in the container's CLOS (and MON group) before anything of the container's runs,
      while our pid is still the one resctrl reads */
@@ -164,33 +161,35 @@ setup (exec_ctx *c, char **exe, ocisbx_err **err)
     return -1;
   if (join_namespaces (c, err) < 0)
     return -1;
-  close_fd (&c->pidfd);
-  close_fd (&c->procfd);
-  if (enter_root (c, err) < 0 || close_ours (c, err) < 0)
+  if (c->pidfd >= 0)
+    close (c->pidfd);
+  close (c->procfd);
+  if (enter_root (c, err) < 0 || close_ours (c, run, err) < 0)
     return -1;
 
   if (p->terminal && setup_pty_and_ready (c, &slave, err) < 0)
     return -1;
-  p->forked_after_apply = c->join_pid;
-  if (process_apply (p, slave, 3 + c->o->preserve_fds, c->sp.sync_child, exe, err) < 0)
+  if (process_apply (p, run, slave, c->child.keep_fds, c->child.sync, exe, err) < 0)
     return -1;
   if (c->join_pid)
-    return fork_process (c, *exe, err);
+    return fork_process (c, run, *exe, err);
   return 0;
 }
 
 _Noreturn void
-exec_child (exec_ctx *c)
+exec_child (const exec_plan *c)
 {
   ocisbx_err *err = NULL;
+  process_run run;
   char *exe = NULL;
 
+  process_run_init (&run, &c->proc);
   /* The parent's fds: the lock would otherwise be held until execve.  A foreground exec
      tree's pdeathsig is the reaper's (process_setup arms it again after a uid change,
      the reaper once more). */
-  if (spawn_child_enter (&c->sp, &c->h.rootfd, &c->h.dirfd, &c->cgj, &c->plan, &err) == 0 && setup (c, &exe, &err) == 0)
-    process_finish_and_exec (&c->plan, exe, c->sp.sync_child, &err);
-  sync_send_error (c->sp.sync_child, err);
+  if (spawn_child_enter (&c->child, &run, &err) == 0 && setup (c, &run, &exe, &err) == 0)
+    process_finish_and_exec (&c->proc, &run, exe, c->child.sync, &err);
+  sync_send_error (c->child.sync, err);
   /* a program not found or not runnable: 127 or 126, as a shell says it; else 255 */
   _exit (err_exec_exit_code (err, EXEC_EXIT_FAILED));
 }

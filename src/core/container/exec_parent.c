@@ -33,9 +33,9 @@ ctx_init (exec_ctx *c, const exec_opts *o)
   memset (c, 0, sizeof *c);
   c->o = o;
   c->h = (container_handle){ .rootfd = -1, .dirfd = -1 };
-  c->procfd = c->pidfd = c->init_root = c->self_pidfd = -1;
+  c->plan.procfd = c->plan.pidfd = c->plan.init_root = c->plan.self_pidfd = -1;
   spawn_init (&c->sp);
-  cgroup_join_init (&c->cgj);
+  cgroup_join_init (&c->plan.cgj);
 }
 
 static void
@@ -43,16 +43,16 @@ ctx_free (exec_ctx *c, bool failed)
 {
   /* failed after the clone, before the process ran: no half-set-up process stays */
   spawn_free (&c->sp, failed);
-  close_fd (&c->procfd);
-  close_fd (&c->pidfd);
-  close_fd (&c->init_root);
-  close_fd (&c->self_pidfd);
-  cgroup_join_close (&c->cgj);
-  free (c->rdt_tasks);
+  close_fd (&c->plan.procfd);
+  close_fd (&c->plan.pidfd);
+  close_fd (&c->plan.init_root);
+  close_fd (&c->plan.self_pidfd);
+  cgroup_join_close (&c->plan.cgj);
+  free (c->plan.rdt_tasks);
   exec_cgroup_free (c->ecg);
   if (c->seccomp)
     seccomp_prog_free (c->seccomp);
-  process_plan_free (&c->plan);
+  process_plan_free (&c->plan.proc);
   exec_spec_free (&c->spec);
   container_close (&c->h);
 }
@@ -97,17 +97,17 @@ open_init (exec_ctx *c, ocisbx_err **err)
   pid_t pid = c->h.st->pid;
 
   snprintf (path, sizeof path, "/proc/%d", (int) pid);
-  c->procfd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (c->procfd < 0 && errno != ENOENT)
+  c->plan.procfd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (c->plan.procfd < 0 && errno != ENOENT)
     return err_set (err, errno, "open `%s`", path);
-  if (c->procfd >= 0)
+  if (c->plan.procfd >= 0)
     {
       /* without pidfds (Linux < 5.3) the namespace files of procfd serve */
-      c->pidfd = syscall (SYS_pidfd_open, pid, 0);
-      if (c->pidfd < 0 && errno != ESRCH && errno != ENOSYS)
+      c->plan.pidfd = syscall (SYS_pidfd_open, pid, 0);
+      if (c->plan.pidfd < 0 && errno != ESRCH && errno != ENOSYS)
         return err_set (err, errno, "pidfd_open %d", (int) pid);
     }
-  if (c->procfd < 0 || (c->pidfd < 0 && errno == ESRCH) || !state_init_alive (c->h.st))
+  if (c->plan.procfd < 0 || (c->plan.pidfd < 0 && errno == ESRCH) || !state_init_alive (c->h.st))
     return err_set (err, 0, "cannot exec in container \"%s\": its init (pid %d) exited", c->o->id, (int) pid);
   for (size_t i = 0; nsjoin_kind (i) != 0; i++)
     {
@@ -116,7 +116,7 @@ open_init (exec_ctx *c, ocisbx_err **err)
       char self[64];
       snprintf (path, sizeof path, "ns/%s", ns_proc_name (kind));
       snprintf (self, sizeof self, "/proc/self/ns/%s", ns_proc_name (kind));
-      if (fstatat (c->procfd, path, &theirs, 0) < 0)
+      if (fstatat (c->plan.procfd, path, &theirs, 0) < 0)
         {
           if (errno == ENOENT && kind != CLONE_NEWNS && kind != CLONE_NEWPID)
             continue; /* a kind of namespace this kernel lacks */
@@ -125,12 +125,12 @@ open_init (exec_ctx *c, ocisbx_err **err)
       if (stat (self, &ours) == 0 && ours.st_ino == theirs.st_ino && ours.st_dev == theirs.st_dev)
         continue;
       if (kind == CLONE_NEWPID)
-        c->join_pid = true;
+        c->plan.join_pid = true;
       else
-        c->ns_flags |= kind;
+        c->plan.ns_flags |= kind;
     }
-  c->init_root = openat (c->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (c->init_root < 0)
+  c->plan.init_root = openat (c->plan.procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (c->plan.init_root < 0)
     return err_set (err, errno, "open the root of the container's init (/proc/%d/root)", (int) pid);
   return 0;
 }
@@ -143,7 +143,7 @@ open_init (exec_ctx *c, ocisbx_err **err)
 static int
 prepare_tree (exec_ctx *c, ocisbx_err **err)
 {
-  process_plan *p = &c->plan;
+  process_plan *p = &c->plan.proc;
   int on = c->o->kill_tree;
   cleanup_close int self = -1;
 
@@ -162,15 +162,15 @@ prepare_tree (exec_ctx *c, ocisbx_err **err)
       self = syscall (SYS_pidfd_open, getpid (), 0);
       if (self < 0)
         return err_set (err, errno, "exec --kill-tree: pidfd_open");
-      c->self_pidfd = fcntl (self, F_DUPFD_CLOEXEC, 3 + c->o->preserve_fds);
-      if (c->self_pidfd < 0)
+      c->plan.self_pidfd = fcntl (self, F_DUPFD_CLOEXEC, 3 + c->o->preserve_fds);
+      if (c->plan.self_pidfd < 0)
         return err_set (err, errno, "exec --kill-tree: fcntl F_DUPFD_CLOEXEC");
     }
   c->tree = true;
   p->tree = true;
   p->tree_nfds = 3 + c->o->preserve_fds;
-  p->tree_pidfd = c->self_pidfd;
-  p->pdeathsig = c->self_pidfd >= 0 ? DMZ_TREE_RUNTIME_GONE : 0;
+  p->tree_pidfd = c->plan.self_pidfd;
+  p->pdeathsig = c->plan.self_pidfd >= 0 ? DMZ_TREE_RUNTIME_GONE : 0;
   return 0;
 }
 
@@ -183,8 +183,8 @@ prepare_tree (exec_ctx *c, ocisbx_err **err)
 static bool
 container_reaches_process (const exec_ctx *c)
 {
-  return !(c->ns_flags & CLONE_NEWUSER)
-         && (process_may_ptrace (&c->plan) || process_config_may_ptrace (c->spec.cfg->process));
+  return !(c->plan.ns_flags & CLONE_NEWUSER)
+         && (process_may_ptrace (&c->plan.proc) || process_config_may_ptrace (c->spec.cfg->process));
 }
 
 static int
@@ -195,21 +195,21 @@ prepare (exec_ctx *c, ocisbx_err **err)
 
   if (exec_spec_build (o, c->h.st, &c->spec, err) < 0)
     return -1;
-  if (process_prepare (&c->spec.eff, c->spec.doc, ".process", NULL, &c->plan, err) < 0)
+  if (process_prepare (&c->spec.eff, c->spec.doc, ".process", NULL, &c->plan.proc, err) < 0)
     return -1;
-  c->plan.sigmask = c->caller.mask;
+  c->plan.proc.sigmask = c->caller.mask;
   lx = c->spec.cfg->linux_;
-  if (lx && process_prepare_personality (lx->personality, &c->plan, err) < 0)
+  if (lx && process_prepare_personality (lx->personality, &c->plan.proc, err) < 0)
     return -1;
-  if (lsm_validate (c->plan.apparmor_profile, c->plan.selinux_label, NULL, err) < 0)
+  if (lsm_validate (c->plan.proc.apparmor_profile, c->plan.proc.selinux_label, NULL, err) < 0)
     return -1;
-  if (spawn_check_terminal (&c->sp, SPAWN_EXEC, &c->plan, o->console_socket, o->detach, err) < 0)
+  if (spawn_check_terminal (&c->sp, SPAWN_EXEC, &c->plan.proc, o->console_socket, o->detach, err) < 0)
     return -1;
   /* Last, the seccomp filter, and how the process is executed (spawn.h): MAY RE-EXECUTE
      the command.  We hold the container's lock, which the exec releases (O_CLOEXEC), and
      nothing else exists yet.  The new image starts with the caller's signals. */
   return spawn_protect_exec (SPAWN_EXEC, lx ? lx->seccomp : NULL, o->root, container_reaches_process (c),
-                             &c->seccomp, &c->plan, &c->caller, err);
+                             &c->seccomp, &c->plan.proc, &c->caller, err);
 }
 
 static int
@@ -217,7 +217,7 @@ prepare_cgroups (exec_ctx *c, ocisbx_err **err)
 {
   cgroup_manager *m;
 
-  if (intelrdt_tasks_read (c->h.dirfd, &c->rdt_tasks, err) < 0)
+  if (intelrdt_tasks_read (c->h.dirfd, &c->plan.rdt_tasks, err) < 0)
     return -1;
   if (c->h.st->cgroups == NULL)
     return exec_cgroup_none (&c->o->cg, &c->h.st->annotations, err);
@@ -225,7 +225,7 @@ prepare_cgroups (exec_ctx *c, ocisbx_err **err)
     return err_wrap (err, "the container's cgroups");
   if (exec_cgroup_open (m, &c->o->cg, &c->h.st->annotations, &c->ecg, err) < 0)
     return -1;
-  cgroup_join_prepare (exec_cgroup_target (c->ecg), !container_reaches_process (c), &c->cgj);
+  cgroup_join_prepare (exec_cgroup_target (c->ecg), !container_reaches_process (c), &c->plan.cgj);
   return 0;
 }
 
@@ -248,7 +248,7 @@ adopt_process (exec_ctx *c, ocisbx_err **err)
   pid_t pid;
   int fd;
 
-  if (!c->join_pid)
+  if (!c->plan.join_pid)
     return 0;
   if (sync_recv_pid (c->sp.sync_parent, &pid, err) < 0)
     return -1;
@@ -284,16 +284,22 @@ clone_process (exec_ctx *c, ocisbx_err **err)
      into the child (ptrace, /proc/PID/fd) until execve makes it dumpable again. */
   if (spawn_nondumpable (err) < 0)
     return -1;
-  pid = spawn_clone (&c->sp, 0, &c->cgj, &c->plan, err);
+  c->plan.has_cgroup = c->h.cg != NULL;
+  c->plan.init_pid = c->h.st->pid;
+  /* the process is forked into the pid namespace after process_apply (exec_child.c) */
+  c->plan.proc.forked_after_apply = c->plan.join_pid;
+  spawn_child_plan (&c->sp, &c->plan.proc, &c->plan.cgj, c->h.rootfd, c->h.dirfd, 3 + c->o->preserve_fds,
+                    &c->plan.child);
+  pid = spawn_clone (&c->sp, 0, &c->plan.cgj, &c->plan.proc, err);
   if (pid == 0)
-    exec_child (c);
+    exec_child (&c->plan);
   /* the child's: nothing of the container's stays open here while we wait */
   close_fd (&c->sp.sync_child);
   close_fd (&c->sp.console_sock);
-  close_fd (&c->init_root);
-  close_fd (&c->procfd);
-  close_fd (&c->pidfd);
-  cgroup_join_close (&c->cgj);
+  close_fd (&c->plan.init_root);
+  close_fd (&c->plan.procfd);
+  close_fd (&c->plan.pidfd);
+  cgroup_join_close (&c->plan.cgj);
   if (pid < 0)
     {
       if ((*err)->errnum == ENOMEM && !state_init_alive (c->h.st))
@@ -303,7 +309,7 @@ clone_process (exec_ctx *c, ocisbx_err **err)
         }
       return err_wrap (err, "exec");
     }
-  if (exec_parent_enters_cgroup (c))
+  if (exec_parent_enters_cgroup (&c->plan))
     {
       if (cgroup_enter (exec_cgroup_target (c->ecg), c->sp.pid, err) < 0)
         return err_wrap (err, "cgroups");
@@ -364,8 +370,8 @@ run (exec_ctx *c, int *exit_code, ocisbx_err **err)
     return -1;
   if (clone_process (c, err) < 0)
     return -1;
-  if (c->plan.via_dmz)
-    close_fd (&c->plan.dmz_fd); /* the child's now */
+  if (c->plan.proc.via_dmz)
+    close_fd (&c->plan.proc.dmz_fd); /* the child's now */
   /* A paused container freezes the child until `resume`: no lock meanwhile. */
   if (c->paused)
     close_fd (&c->h.dirfd);

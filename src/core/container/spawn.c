@@ -189,25 +189,35 @@ spawn_kill (spawn_ctx *s)
   s->pid = 0;
 }
 
+void
+spawn_child_plan (const spawn_ctx *s, const process_plan *p, const cgroup_join *cgj, int root_fd, int dir_fd,
+                  int keep_fds, child_plan *cp)
+{
+  *cp = (child_plan) {
+    .proc = p,
+    .cgj = cgj,
+    .sync = s->sync_child,
+    .console_sock = s->console_sock,
+    .relay = s->relay,
+    .parent_fds = { root_fd, dir_fd, s->sync_parent },
+    .keep_fds = keep_fds,
+  };
+}
+
 int
-spawn_child_enter (spawn_ctx *s, int *root_fd, int *dir_fd, cgroup_join *cgj, process_plan *p, ocisbx_err **err)
+spawn_child_enter (const child_plan *cp, process_run *run, ocisbx_err **err)
 {
   /* a runtime that dies while we are set up takes us along (process_setup arms it
      again after the uid change) */
-  if (p->pdeathsig)
-    prctl (PR_SET_PDEATHSIG, p->pdeathsig);
-  close_fd (root_fd);
-  close_fd (dir_fd); /* the lock would otherwise be held until execve */
-  close_fd (&s->sync_parent);
+  if (cp->proc->pdeathsig)
+    prctl (PR_SET_PDEATHSIG, cp->proc->pdeathsig);
+  /* the lock of the state dir would otherwise be held until execve */
+  for (size_t i = 0; i < sizeof cp->parent_fds / sizeof cp->parent_fds[0]; i++)
+    if (cp->parent_fds[i] >= 0)
+      close (cp->parent_fds[i]);
   /* execCPUAffinity.initial: born with it (spawn_clone) */
-  if (cgj->usable && cgroup_join_self (cgj, err) < 0)
+  if (cp->cgj->usable && cgroup_join_self (cp->cgj, &run->memcg_home, &run->memcg, err) < 0)
     return -1;
-  if (cgj->memory >= 0 && cgj->memory_home >= 0)
-    {
-      p->memcg_handoff = true;
-      p->memcg_home = cgj->memory_home;
-      p->memcg = cgj->memory;
-    }
   /* as runc: a session of its own, whose leader makes a pty its controlling terminal
      (process_setup) */
   if (setsid () < 0)
@@ -216,8 +226,9 @@ spawn_child_enter (spawn_ctx *s, int *root_fd, int *dir_fd, cgroup_join *cgj, pr
 }
 
 int
-spawn_child_pty (spawn_ctx *s, const process_plan *p, int *master, int *slave, ocisbx_err **err)
+spawn_child_pty (const child_plan *cp, int *master, int *slave, ocisbx_err **err)
 {
+  const process_plan *p = cp->proc;
   char name[64];
 
   if (terminal_open_pty (master, slave, name, sizeof name, err) < 0
@@ -225,11 +236,11 @@ spawn_child_pty (spawn_ctx *s, const process_plan *p, int *master, int *slave, o
     return -1;
   if (p->has_tty_size && terminal_set_size (*slave, &p->tty_size, err) < 0)
     return -1;
-  if (s->console_sock < 0)
+  if (cp->console_sock < 0)
     return 0;
-  if (terminal_send_fd (s->console_sock, *master, name, err) < 0)
+  if (terminal_send_fd (cp->console_sock, *master, name, err) < 0)
     return -1;
-  close_fd (&s->console_sock);
+  close (cp->console_sock);
   close_fd (master);
   return 0;
 }

@@ -67,6 +67,22 @@ typedef struct spawn_ctx
   int master;                  /* relay: the pty master, from the child; or -1 */
 } spawn_ctx;
 
+/* What a container child is given, create's init and exec's process alike: the parent
+   fills it just before the clone (spawn_child_plan) and the child only reads it (the
+   child's steps take it const; what they learn is the child's own: process_run and its
+   job's state).  The process plan and the cgroup join are the job's, not copied. */
+typedef struct child_plan
+{
+  const process_plan *proc;
+  const cgroup_join *cgj;  /* the cgroups it joins itself (cgroups/join.h) */
+  int sync;                /* its end of the sync channel */
+  int console_sock;        /* connected --console-socket, or -1 */
+  bool relay;              /* its pty's master goes to the parent */
+  int parent_fds[3];       /* the parent's, closed first: --root, the locked state dir,
+                              the parent's end of the sync channel (-1: none) */
+  int keep_fds;            /* the process's fds: 0 to keep_fds - 1 (stdio, --preserve-fds) */
+} child_plan;
+
 void spawn_init (spawn_ctx *s);
 /* KILL: the child, if any, is killed and reaped first. */
 void spawn_free (spawn_ctx *s, bool kill);
@@ -105,15 +121,18 @@ int spawn_hand_off_listener (spawn_ctx *s, const oci_seccomp *sc, const char *st
 /* Kill the child (through its pidfd, else its pid) and reap it. */
 void spawn_kill (spawn_ctx *s);
 
-/* In the child, its first step (above): P's pdeathsig armed; ROOT_FD (--root), DIR_FD
-   (the state dir, locked) and s->sync_parent closed; the cgroups of CGJ joined
-   (p->memcg_* for the exec stub's hand-off); a new session. */
-int spawn_child_enter (spawn_ctx *s, int *root_fd, int *dir_fd, cgroup_join *cgj, process_plan *p,
-                       ocisbx_err **err);
-/* In the child: process.terminal's pty, *SLAVE for the process's stdio (its owner P's
-   user, the size P's), *MASTER for the relay, or -1 once sent to the console socket
-   (which is closed then). */
-int spawn_child_pty (spawn_ctx *s, const process_plan *p, int *master, int *slave, ocisbx_err **err);
+/* Parent, before spawn_clone: *CP for the child of S, running P, joining CGJ, with
+   ROOT_FD (--root) and DIR_FD (the locked state dir) to close, KEEP_FDS its fds. */
+void spawn_child_plan (const spawn_ctx *s, const process_plan *p, const cgroup_join *cgj, int root_fd, int dir_fd,
+                       int keep_fds, child_plan *cp);
+/* In the child, its first step (above): the pdeathsig armed; cp->parent_fds closed; the
+   cgroups of cp->cgj joined (RUN's memcg_* for the exec stub's hand-off); a new
+   session. */
+int spawn_child_enter (const child_plan *cp, process_run *run, ocisbx_err **err);
+/* In the child: process.terminal's pty, *SLAVE for the process's stdio (its owner the
+   process's user, its size the plan's), *MASTER for the relay, or -1 once sent to the
+   console socket (which is closed then). */
+int spawn_child_pty (const child_plan *cp, int *master, int *slave, ocisbx_err **err);
 
 /* The foreground: the relay started (when there is a master), the wait (foreground.h:
    signals in SET forwarded, NOTIFY_FD passed on) whose status it returns (s->pid is 0

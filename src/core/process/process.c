@@ -113,7 +113,7 @@ keeps_admin (const process_plan *plan)
 }
 
 static int
-apply_caps (process_plan *plan, int last, bool keep_admin, ocisbx_err **err)
+apply_caps (const process_plan *plan, process_run *run, int last, bool keep_admin, ocisbx_err **err)
 {
   const uint64_t known = last >= 63 ? UINT64_MAX : (1ULL << (last + 1)) - 1;
   const uint64_t admin = keep_admin ? 1ULL << CAP_SYS_ADMIN : 0;
@@ -129,10 +129,10 @@ apply_caps (process_plan *plan, int last, bool keep_admin, ocisbx_err **err)
     return err_set (err, errno, "set capabilities (process.capabilities)");
   if (keep_admin)
     {
-      plan->admin_kept = true;
-      plan->caps_after_filter[0] = e;
-      plan->caps_after_filter[1] = p;
-      plan->caps_after_filter[2] = i;
+      run->admin_kept = true;
+      run->caps_after_filter[0] = e;
+      run->caps_after_filter[1] = p;
+      run->caps_after_filter[2] = i;
     }
   if (!plan->has_caps)
     return 0;
@@ -181,23 +181,31 @@ chown_stdio (const process_plan *plan, ocisbx_err **err)
   return 0;
 }
 
+/* The plan's environment with HOME added: the child's own copy (it ends in execve). */
+static char **
+env_with_home (const process_plan *plan)
+{
+  size_t n = 0;
+  char **envp;
+
+  while (plan->envp[n])
+    n++;
+  envp = xmalloc ((n + 2) * sizeof *envp);
+  memcpy (envp, plan->envp, n * sizeof *envp);
+  envp[n] = home_of (plan->uid);
+  envp[n + 1] = NULL;
+  return envp;
+}
+
 static int
-setup_user (process_plan *plan, ocisbx_err **err)
+setup_user (const process_plan *plan, process_run *run, ocisbx_err **err)
 {
   bool keep_admin = keeps_admin (plan);
   bool set_caps = plan->has_caps || keep_admin;
   int last = set_caps ? process_last_cap () : 0;
 
   if (plan->need_home)
-    {
-      size_t n = 0;
-      while (plan->envp[n])
-        n++;
-      /* envp has room for one more (see process_prepare) */
-      plan->envp[n] = plan->env_extra[plan->n_env_extra++] = home_of (plan->uid);
-      plan->envp[n + 1] = NULL;
-      plan->need_home = false;
-    }
+    run->envp = env_with_home (plan);
   if (plan->has_caps)
     for (int c = 0; c <= last; c++)
       if (!(plan->cap_bounding & (1ULL << c)) && prctl (PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
@@ -218,7 +226,7 @@ setup_user (process_plan *plan, ocisbx_err **err)
     {
       if (prctl (PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
         return err_set (err, errno, "prctl PR_SET_KEEPCAPS");
-      if (apply_caps (plan, last, keep_admin, err) < 0)
+      if (apply_caps (plan, run, last, keep_admin, err) < 0)
         return -1;
     }
   umask (plan->has_umask ? plan->umask : 022);
@@ -239,8 +247,14 @@ change_dir (const process_plan *plan, ocisbx_err **err)
   return 0;
 }
 
+void
+process_run_init (process_run *run, const process_plan *plan)
+{
+  *run = (process_run) { .envp = plan->envp, .memcg_home = -1, .memcg = -1 };
+}
+
 int
-process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err)
+process_setup (const process_plan *plan, process_run *run, int tty_slave, int keep_fds, ocisbx_err **err)
 {
   cleanup_err ocisbx_err *cwd_err = NULL;
 
@@ -252,7 +266,7 @@ process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err
   change_dir (plan, &cwd_err);
   if (tty_slave < 0 && chown_stdio (plan, err) < 0)
     return -1;
-  if (setup_user (plan, err) < 0)
+  if (setup_user (plan, run, err) < 0)
     return -1;
   if (plan->pdeathsig)
     prctl (PR_SET_PDEATHSIG, plan->pdeathsig); /* cleared by the uid change */

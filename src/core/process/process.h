@@ -1,6 +1,8 @@
 /* The container process: everything from process.* of the config, turned by the
  * parent into a plan (process_plan.c: names to numbers, checked, errors naming the
- * field), then applied by the child in a fixed order (process.c, process_final.c).
+ * field), then applied by the child in a fixed order (process.c, process_final.c).  The
+ * child only reads the plan; what its steps learn (HOME, the memory cgroup hand-off, the
+ * capabilities kept for the filter) is its process_run.
  * Create's init (container_init.c) and exec's child (exec_child.c) call the same
  * three steps:
  *
@@ -89,7 +91,8 @@ typedef struct process_plan
   int oom_score_adj;
   const char *apparmor_profile;
   const char *selinux_label;
-  bool need_home; /* no HOME in env: taken from the container's /etc/passwd */
+  bool need_home; /* no HOME in env: the child adds it from the container's /etc/passwd
+                     (process_run.envp) */
   bool terminal;
   /* the pty's first size: process.consoleSize, or the caller's terminal's when the
      runtime relays the pty (terminal_caller_size) */
@@ -100,11 +103,6 @@ typedef struct process_plan
   int dmz_fd;       /* owned by the plan when via_dmz */
   bool dmz_memcg;   /* the stub may rejoin a memory cgroup: its write and close pass the
                        seccomp filter (dmz_prepare) */
-  /* Set by the init once in its cgroups (cgroups/join.h): it leaves the container's v1
-     memory cgroup through memcg_home for the stub's exec, the stub rejoins memcg.  The
-     plan does not own these fds. */
-  bool memcg_handoff;
-  int memcg_home, memcg;
   /* linux.seccomp (not owned; NULL: none), loaded in process_final.c only */
   const struct seccomp_prog *seccomp;
   /* Decided by the parent: the filter is loaded at the end of process_apply instead of
@@ -114,10 +112,6 @@ typedef struct process_plan
   int pdeathsig; /* PR_SET_PDEATHSIG (a signal, 0: none) again after the uid change
                     cleared it: SIGKILL for a foreground run's init, DMZ_TREE_RUNTIME_GONE
                     for a foreground exec tree's reaper */
-  /* Without no_new_privs loading the filter needs CAP_SYS_ADMIN: a process that is not
-     to have it holds it until then (process_setup), these are its sets after. */
-  bool admin_kept;
-  uint64_t caps_after_filter[3]; /* effective, permitted, inheritable */
   /* exec --kill-tree: the stub is the reaper of the process's tree (src/dmz/tree.h);
      only through the stub (via_dmz).  Every signal stays blocked across the exec; the
      leader gets SIGMASK.  The leader, not the reaper, takes the pty as its controlling
@@ -130,6 +124,23 @@ typedef struct process_plan
      into it (exec_child.c), which takes the pty as its controlling terminal itself */
   bool forked_after_apply;
 } process_plan;
+
+/* What the child's steps learn on the way, its own: the plan (prepared by the parent)
+   is only read in the child (process_run_init, then the steps below). */
+typedef struct process_run
+{
+  char **envp; /* the plan's, or a copy with HOME added (process_setup: need_home) */
+  /* Set once in the cgroups (spawn_child_enter, cgroups/join.h): the process leaves the
+     container's v1 memory cgroup through memcg_home for the stub's exec, the stub
+     rejoins memcg.  Not owned; -1 when there is no hand-off. */
+  int memcg_home, memcg;
+  /* Without no_new_privs loading the filter needs CAP_SYS_ADMIN: a process that is not
+     to have it holds it until then (process_setup), these are its sets after. */
+  bool admin_kept;
+  uint64_t caps_after_filter[3]; /* effective, permitted, inheritable */
+} process_run;
+
+void process_run_init (process_run *run, const process_plan *plan);
 
 /* Parent: DOC and FIELD name the source in errors ("config.json", ".process").
    EXTRA_ENV (may be NULL) are appended "K=V" strings (LISTEN_FDS ...). */
@@ -160,7 +171,7 @@ int process_apply_early (const process_plan *plan, ocisbx_err **err);
    container's user namespace (spawn.h: exec's child itself, the init's parent). */
 int process_set_oom_score_adj (const process_plan *plan, pid_t pid, ocisbx_err **err);
 /* TTY_SLAVE (or -1) becomes stdio and is closed; fds from KEEP_FDS on become CLOEXEC. */
-int process_setup (process_plan *plan, int tty_slave, int keep_fds, ocisbx_err **err);
+int process_setup (const process_plan *plan, process_run *run, int tty_slave, int keep_fds, ocisbx_err **err);
 /* The executable's path for args[0], into a malloc'd *PATH. */
 int process_resolve (const process_plan *plan, char **path, ocisbx_err **err);
 
@@ -168,11 +179,13 @@ int process_resolve (const process_plan *plan, char **path, ocisbx_err **err);
    SYNC_SOCK (sync_send_listener, sync.h). */
 /* process_setup (TTY_SLAVE, KEEP_FDS), process_resolve (*PATH), then the filter when
    plan->filter_early. */
-int process_apply (process_plan *plan, int tty_slave, int keep_fds, int sync_sock, char **path, ocisbx_err **err);
+int process_apply (const process_plan *plan, process_run *run, int tty_slave, int keep_fds, int sync_sock, char **path,
+                   ocisbx_err **err);
 /* The last steps: what can be done before the filter, the filter (unless
    plan->filter_early), the capset that drops CAP_SYS_ADMIN kept for it, execve of
    PATH.  Returns only on failure. */
-int process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, ocisbx_err **err);
+int process_finish_and_exec (const process_plan *plan, const process_run *run, const char *path, int sync_sock,
+                             ocisbx_err **err);
 /* capset(2) of three capability masks: no allocation, usable under the filter. */
 int process_capset (uint64_t effective, uint64_t permitted, uint64_t inheritable);
 

@@ -69,9 +69,10 @@ load_filter (const process_plan *plan, int sync_sock, ocisbx_err **err)
 }
 
 int
-process_apply (process_plan *plan, int tty_slave, int keep_fds, int sync_sock, char **path, ocisbx_err **err)
+process_apply (const process_plan *plan, process_run *run, int tty_slave, int keep_fds, int sync_sock, char **path,
+               ocisbx_err **err)
 {
-  if (process_setup (plan, tty_slave, keep_fds, err) < 0 || process_resolve (plan, path, err) < 0)
+  if (process_setup (plan, run, tty_slave, keep_fds, err) < 0 || process_resolve (plan, path, err) < 0)
     return -1;
   if (plan->filter_early)
     return load_filter (plan, sync_sock, err);
@@ -83,16 +84,16 @@ process_apply (process_plan *plan, int tty_slave, int keep_fds, int sync_sock, c
    open across that exec), or -1 when we stay.  An exec tree's reaper (plan->tree) is
    the container's own process: it stays. */
 static int
-leave_memcg_for_stub (const process_plan *plan)
+leave_memcg_for_stub (const process_plan *plan, const process_run *run)
 {
-  if (!plan->memcg_handoff || !plan->dmz_memcg || plan->tree || fcntl (plan->memcg, F_SETFD, 0) < 0)
+  if (run->memcg_home < 0 || run->memcg < 0 || !plan->dmz_memcg || plan->tree || fcntl (run->memcg, F_SETFD, 0) < 0)
     return -1;
-  if (write (plan->memcg_home, "0", 1) != 1)
+  if (write (run->memcg_home, "0", 1) != 1)
     {
-      fcntl (plan->memcg, F_SETFD, FD_CLOEXEC);
+      fcntl (run->memcg, F_SETFD, FD_CLOEXEC);
       return -1;
     }
-  return plan->memcg;
+  return run->memcg;
 }
 
 static int
@@ -144,7 +145,8 @@ reset_signal_actions (void)
 }
 
 int
-process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, ocisbx_err **err)
+process_finish_and_exec (const process_plan *plan, const process_run *run, const char *path, int sync_sock,
+                         ocisbx_err **err)
 {
   char fdnum[DMZ_FDNUM_SIZE], tree[DMZ_TREE_OPTS_SIZE];
   cleanup_free char **stub_argv = NULL;
@@ -157,7 +159,7 @@ process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, oc
   reset_signal_actions ();
   if (plan->via_dmz)
     {
-      memcg = leave_memcg_for_stub (plan);
+      memcg = leave_memcg_for_stub (plan, run);
       stub_argv = dmz_argv (memcg,
                             plan->tree ? dmz_tree_opts (&plan->sigmask, plan->tree_nfds, plan->tree_pidfd,
                                                         plan->terminal, tree)
@@ -172,18 +174,17 @@ process_finish_and_exec (process_plan *plan, const char *path, int sync_sock, oc
   /* ---- the filter, then only what must follow it ---- */
   if (!plan->filter_early && load_filter (plan, sync_sock, err) < 0)
     e = -1;
-  else if (plan->admin_kept
-           && process_capset (plan->caps_after_filter[0], plan->caps_after_filter[1], plan->caps_after_filter[2])
-                  < 0)
+  else if (run->admin_kept
+           && process_capset (run->caps_after_filter[0], run->caps_after_filter[1], run->caps_after_filter[2]) < 0)
     e = err_set (err, errno, "drop CAP_SYS_ADMIN (kept to load the seccomp filter)");
   else if (stub_argv)
     {
-      dmz_execveat (plan->dmz_fd, stub_argv, plan->envp);
+      dmz_execveat (plan->dmz_fd, stub_argv, run->envp);
       e = err_set (err, errno, "exec %s: run the exec stub (ocisbx-dmz)", path);
     }
   else
     {
-      execve (path, plan->argv, plan->envp);
+      execve (path, plan->argv, run->envp);
       e = err_exec (err, errno, path);
     }
   /* failed: back into the memory cgroup for what follows (if the filter lets us) */

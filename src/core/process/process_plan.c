@@ -202,8 +202,8 @@ prepare_env (char **env, size_t n_env, char *const *extra, size_t n_extra, const
     if (v[i].key_len == v[i + 1].key_len && memcmp (v[i].kv, v[i + 1].kv, v[i].key_len) == 0)
       keep[v[i].idx] = false;
   plan->need_home = true;
-  plan->envp = xmalloc0 ((n + 2) * sizeof (char *)); /* room for HOME */
-  plan->env_extra = xmalloc0 ((n_extra + 2) * sizeof (char *));
+  plan->envp = xmalloc0 ((n + 1) * sizeof (char *)); /* HOME: the child's copy (process_run) */
+  plan->env_extra = xmalloc0 ((n_extra + 1) * sizeof (char *));
   for (size_t i = 0; i < n; i++)
     {
       char *kv = i < n_env ? env[i] : xstrdup (extra[i - n_env]);
