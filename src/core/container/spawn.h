@@ -20,7 +20,8 @@
  *                           killed (pidfd, else its pid) and reaped
  *
  * The child's half, create's init (container_init.c) and exec's process (exec_child.c)
- * alike, begins and ends with the same steps:
+ * alike, is given a child_plan (below; inside their init_plan and exec_plan), which it
+ * only reads, and begins and ends with the same steps:
  *
  *   spawn_child_enter       first: the parent-death signal, the parent's fds closed,
  *                           the cgroups joined (cgroups/join.h: on v1 the memory cgroup
