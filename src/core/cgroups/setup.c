@@ -122,24 +122,45 @@ plan_created (cgroup_manager *m)
     }
 }
 
+/* The processes of each hierarchy's cgroup (N[i]; SIZE_MAX: unreadable), for
+   adopt_leftovers and warn_not_empty.  A cgroup this create made (created) is empty:
+   not read, so a new container costs no read here. */
+static void
+count_procs (cgroup_manager *m, size_t *n)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      cleanup_free char *procs = NULL;
+      cleanup_err ocisbx_err *e = NULL;
+
+      n[i] = 0;
+      if (m->h[i].created != 0)
+        continue;
+      if (cg_read_h (&m->h[i], "cgroup.procs", &procs, &e) < 0)
+        {
+          n[i] = SIZE_MAX;
+          continue;
+        }
+      for (const char *p = procs; *p; p++)
+        n[i] += *p == '\n' || (p[1] == '\0' && *p != '\n');
+    }
+}
+
 /* /ocisbx/<id> is the runtime's own name for the container with ID: one that exists
    already, empty (no process, no sub-cgroup), is a leftover of an earlier container
    of that id (a create killed by an older version, a state dir removed by hand), and
    becomes this one's, removed with it instead of kept as someone else's. */
 static void
-adopt_leftovers (cgroup_manager *m)
+adopt_leftovers (cgroup_manager *m, const size_t *procs)
 {
   for (size_t i = 0; i < m->n; i++)
     {
       cg_hier *h = &m->h[i];
-      cleanup_free char *procs = NULL;
-      cleanup_err ocisbx_err *e = NULL;
       cleanup_dir DIR *d = NULL;
       struct dirent *de;
       bool empty;
 
-      if (h->created != 0 || cg_read_h (h, "cgroup.procs", &procs, &e) < 0 || procs[0] != '\0'
-          || (d = opendir (h->dir)) == NULL)
+      if (h->created != 0 || procs[i] != 0 || (d = opendir (h->dir)) == NULL)
         continue;
       empty = true;
       while (empty && (de = readdir (d)))
@@ -152,23 +173,13 @@ adopt_leftovers (cgroup_manager *m)
 /* A cgroup that already holds processes is shared with them: kill --all, pause and
    delete of this container reach them too.  Allowed (as runc), said in runc's words. */
 static void
-warn_not_empty (cgroup_manager *m)
+warn_not_empty (const cgroup_manager *m, const size_t *procs)
 {
   size_t most = 0;
 
   for (size_t i = 0; i < m->n; i++)
-    {
-      cleanup_free char *procs = NULL;
-      cleanup_err ocisbx_err *e = NULL;
-      size_t n = 0;
-
-      if (cg_read_h (&m->h[i], "cgroup.procs", &procs, &e) < 0)
-        continue;
-      for (const char *p = procs; *p; p++)
-        n += *p == '\n' || (p[1] == '\0' && *p != '\n');
-      if (n > most)
-        most = n;
-    }
+    if (procs[i] != SIZE_MAX && procs[i] > most)
+      most = procs[i];
   if (most > 0)
     log_warning ("container's cgroup is not empty: %zu process(es) found", most);
 }
@@ -260,6 +271,7 @@ static int
 create_and_apply (cgroup_manager *m, const cgroup_config *cc, const char *plan, ocisbx_err **err)
 {
   cg_rootless_storage rs;
+  cleanup_free size_t *procs = NULL;
 
   for (size_t i = 0; i < m->n; i++)
     if (create_one (m, &m->h[i], cc->resources, err) < 0)
@@ -274,9 +286,11 @@ create_and_apply (cgroup_manager *m, const cgroup_config *cc, const char *plan, 
         i--;
       }
   cg_pick_path (m);
+  procs = xmalloc ((m->n + 1) * sizeof *procs);
+  count_procs (m, procs);
+  warn_not_empty (m, procs);
   if (!cc->systemd && (cc->cgroups_path == NULL || cc->cgroups_path[0] == '\0'))
-    adopt_leftovers (m);
-  warn_not_empty (m);
+    adopt_leftovers (m, procs);
   if (refuse_frozen (m, err) < 0)
     return -1;
   if (plan)
