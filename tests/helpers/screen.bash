@@ -83,6 +83,19 @@ screen_runtime_pid() {
 	return 1
 }
 
+# screen_in_foreground NAME: the process NAME below the runtime runs (not stopped) in its
+# terminal's foreground process group, so that a key typed now signals it.  busybox sh's
+# `fg` prints the job's command before it hands the job the terminal (TIOCSPGRP) and
+# continues it: a ^C typed when the command shows may still reach the shell instead.
+screen_in_foreground() {
+	local pid st
+	pid=$(descendant_pid "$(screen_runtime_pid)" "$1") || return 1
+	st=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null) || return 1
+	# shellcheck disable=SC2086 # the fields, split: state ppid pgrp session tty_nr tpgid
+	set -- $st
+	[ "$1" != T ] && [ "$3" = "$6" ]
+}
+
 # ---- scenarios ----
 
 # Lines start at column 0, UTF-8 both ways, vi, top and less draw their screens.
@@ -186,6 +199,7 @@ screen_keys() {
 	# back to the foreground, and ended
 	tmux_line 'fg'
 	tmux_wait_screen '^sh -c'
+	wait_until 60 screen_in_foreground sleep
 	tmux_keys C-c
 	tmux_line 'echo "after-fg:$?"'
 	tmux_wait_screen '^after-fg:'
