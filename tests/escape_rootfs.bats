@@ -19,16 +19,15 @@ build_racer() {
 
 # start_racer ARG...: $RACER ARGs in the background ($RACER_PID), output in
 # $TESTDIR/racer.out; returns once it handles SIGTERM.  racer_count: the number it
-# printed at the end (after stop_racer).
+# printed at the end (after stop_racer).  The last racer's output is removed first: its
+# "ready" would otherwise pass for this one's before the new racer even ran (it
+# truncates the file only once forked), and SIGTERM would kill it unhandled.
 start_racer() {
+	rm -f "$TESTDIR/racer.out"
 	"$RACER" "$@" >"$TESTDIR/racer.out" &
 	RACER_PID=$!
-	local tries=100
-	until grep -q ready "$TESTDIR/racer.out" 2>/dev/null; do
-		[ "$tries" -gt 0 ] || { echo "the racer did not start: $(cat "$TESTDIR/racer.out")" >&2; return 1; }
-		sleep 0.1
-		tries=$((tries - 1))
-	done
+	racer_ready() { grep -q ready "$TESTDIR/racer.out" 2>/dev/null; }
+	wait_until 30 racer_ready || { echo "the racer did not start: $(cat "$TESTDIR/racer.out")" >&2; return 1; }
 }
 stop_racer() {
 	kill -TERM "$RACER_PID"

@@ -502,9 +502,7 @@ descendant_pid() {
 start_recvtty() {
 	"$PYTHON" "$HELPERS/recvtty.py" --out "$TESTDIR/tty.out" "$@" "$SOCK" </dev/null 3>&- &
 	RECVTTY=$!
-	for _ in $(seq 50); do [ -S "$SOCK" ] && return 0; sleep 0.1; done
-	echo "recvtty did not start" >&2
-	return 1
+	wait_until 30 test -S "$SOCK" || { echo "recvtty did not start" >&2; return 1; }
 }
 
 # wait_recvtty: waits until the receiver saw the pty hang up and checks its exit.
