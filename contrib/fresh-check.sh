@@ -2,7 +2,8 @@
 # contrib/fresh-check.sh: the README's commands on a fresh Debian 12, as a new user runs
 # them.  Debootstraps a minimal bookworm root (once; the base is cached as a tarball),
 # copies a clean `git clone` of this tree's HEAD into it (no ../shared beside it), and
-# runs `contrib/quickstart.sh` then `contrib/quickstart.sh check` inside: the root is /
+# runs `contrib/quickstart.sh` then `contrib/quickstart.sh check` inside: the root (an
+# ext4 filesystem of its own, in a sparse image file on a loop device) is /
 # (pivot_root) in private mount and pid namespaces, with /proc, /sys (the host's cgroup
 # layout), a /dev of its own (copies of the host's nodes) and a tmpfs /run.  Prints the
 # test summaries; exits non-zero when a command fails.  Run it as root
@@ -18,7 +19,7 @@
 #     --keep         keep the root (its path is printed)
 #
 # Nothing is left behind: the mounts and processes live in namespaces that end with the
-# run, and the root is deleted (unless --keep; the logs stay).  Takes a while: apt downloads the build and test dependencies
+# run, and the root is unmounted and deleted (unless --keep; the logs stay).  Takes a while: apt downloads the build and test dependencies
 # (about 300 MB), then the build and the whole suite run.
 set -euo pipefail
 
@@ -94,8 +95,12 @@ if [ "$rebuild" = yes ] || [ ! -f "$base" ]; then
 	trap - EXIT
 fi
 
+# The root is a filesystem of its own (ext4 in a sparse image on a loop device), as a
+# machine's / is: a bind below it then names its path from that filesystem's root in
+# mountinfo, as on a machine (dockerd, for one, unmounts its data root's self-bind at
+# shutdown only when that path ends the data root's own).
 work=$(mktemp -d /var/tmp/ocisbx-fresh.XXXXXX)
-root="$work/root"
+root="$work/root" image="$work/root.ext4"
 cleanup() {
 	local rc=$?
 	# the namespaces of in_root ended with it: nothing of ours runs or is mounted here
@@ -103,12 +108,21 @@ cleanup() {
 		echo "fresh-check: mounts left below $root: keeping it" >&2
 		return "$rc"
 	fi
-	if [ "$keep" = yes ]; then say "the root is kept: $root (logs in $work)"; else rm -rf --one-file-system "$root"; fi
+	if [ "$keep" = yes ]; then
+		say "the root is kept: $root, mounted from $image (logs in $work)"
+	else
+		if mountpoint -q "$root"; then umount "$root"; fi
+		rm -rf "$root" "$image"
+	fi
 	return "$rc"
 }
 trap cleanup EXIT
-say "root: $root (from $base)"
+say "root: $root (from $base, on $image)"
+command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 is missing: apt-get install e2fsprogs"
+truncate -s 32G "$image"
+mkfs.ext4 -q -F "$image"
 mkdir "$root"
+mount -o loop "$image" "$root"
 tar -C "$root" --numeric-owner -xzf "$base"
 chmod 755 "$root" # / (a base cached by an older version of this script has 0700)
 cp /etc/resolv.conf "$root/etc/resolv.conf"
@@ -119,14 +133,13 @@ git clone -q --no-checkout "$src" "$root/root/ocisbx"
 git -C "$root/root/ocisbx" checkout -q -B fresh-check "$commit"
 
 # in_root SCRIPT: SCRIPT (bash) run as on a machine whose / is the root: in new mount
-# and pid namespaces, the root bind-mounted on itself and made / by pivot_root (a chroot
+# and pid namespaces, the root (a mount of its own) made / by pivot_root (a chroot
 # would not do: the runtime sets the propagation of / and pivot_roots itself), with
 # /proc, /sys, a /dev of its own and a tmpfs /run, and a minimal environment.  The namespaces end
 # with the script: whatever it left running is killed, whatever it mounted is gone.
 in_root() {
 	unshare --mount --pid --fork --kill-child --propagation private -- /bin/bash -euc '
 		root=$1 script=$2
-		mount --bind "$root" "$root"
 		mount -t proc proc "$root/proc"
 		mount --rbind /sys "$root/sys"
 		# a /dev of its own, as a machine has: copies of the nodes of the host on a tmpfs, so
