@@ -44,7 +44,7 @@ say() { printf '== %s\n' "$*" >&2; }
 die() { printf 'fresh-check: %s\n' "$*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap, chroot and mounts need it)"
-for t in debootstrap:debootstrap git:git unshare:util-linux; do
+for t in debootstrap:debootstrap git:git unshare:util-linux mkfs.ext4:e2fsprogs; do
 	command -v "${t%%:*}" >/dev/null || die "${t%%:*} is missing: apt-get install ${t#*:}"
 done
 [ -z "$deb" ] || [ -f "$deb" ] || die "no such .deb: $deb"
@@ -112,13 +112,12 @@ cleanup() {
 		say "the root is kept: $root, mounted from $image (logs in $work)"
 	else
 		if mountpoint -q "$root"; then umount "$root"; fi
-		rm -rf "$root" "$image"
+		rm -rf --one-file-system "$root" "$image"
 	fi
 	return "$rc"
 }
 trap cleanup EXIT
 say "root: $root (from $base, on $image)"
-command -v mkfs.ext4 >/dev/null || die "mkfs.ext4 is missing: apt-get install e2fsprogs"
 truncate -s 32G "$image"
 mkfs.ext4 -q -F "$image"
 mkdir "$root"
